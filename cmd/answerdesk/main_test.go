@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return out.String() + errOut.String(), err
+}
+
+func TestAdminCommands(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sub", "answerdesk.db")
+	if out, err := runCmd(t, "", "migrate", "--db", db); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
+	if out, err := runCmd(t, "", "seed", "--db", db); err != nil || !strings.Contains(out, "ak_") {
+		t.Fatalf("seed: %v %s", err, out)
+	}
+	if out, err := runCmd(t, "s3cret-password\n", "user", "create", "--db", db, "--email", "New@Example.com", "--password-stdin", "--account", "1001", "--account", "1002"); err != nil || !strings.Contains(out, "new@example.com") {
+		t.Fatalf("user create: %v %s", err, out)
+	}
+	if _, err := runCmd(t, "short\n", "user", "create", "--db", db, "--email", "x@example.com", "--password-stdin"); err == nil {
+		t.Fatal("short password accepted")
+	}
+	if _, err := runCmd(t, "", "user", "create", "--db", db, "--email", "y@example.com"); err == nil {
+		t.Fatal("user create without --password-stdin accepted")
+	}
+	out, err := runCmd(t, "", "token", "create", "--db", db, "--user", "new@example.com", "--name", "zapier")
+	token := strings.TrimSpace(out)
+	if err != nil || !regexp.MustCompile(`^ak_[A-Za-z0-9_-]{43}$`).MatchString(token) {
+		t.Fatalf("token create printed %q (%v); want the token alone", out, err)
+	}
+	out, err = runCmd(t, "", "token", "list", "--db", db, "--user", "new@example.com")
+	if err != nil || !strings.Contains(out, "zapier") || !strings.Contains(out, token[:9]) || strings.Contains(out, token) {
+		t.Fatalf("token list: %v\n%s", err, out)
+	}
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+	if out, err := runCmd(t, "", "token", "revoke", "--db", db, id); err != nil {
+		t.Fatalf("revoke: %v %s", err, out)
+	}
+	if _, err := runCmd(t, "", "token", "revoke", "--db", db, "99999"); err == nil {
+		t.Fatal("revoking an unknown token succeeded")
+	}
+	t.Setenv("ANSWERDESK_DB", db)
+	if out, err := runCmd(t, "", "token", "list"); err != nil || !strings.Contains(out, "new@example.com") {
+		t.Fatalf("ANSWERDESK_DB not used: %v %s", err, out)
+	}
+	if _, err := runCmd(t, "", "nonsense"); err == nil {
+		t.Fatal("unknown command accepted")
+	}
+}
+
+// TestServeBinary builds the real binary, starts "serve --demo" on a free port, uses the
+// printed demo token, and stops it with SIGTERM, which must exit 0.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "answerdesk")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ANSWERDESK_DB="+filepath.Join(dir, "data", "demo.db"))
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	// The listen address is in the "serving" log line; the token is printed on stdout.
+	addrCh := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(sc.Text()); m != nil && strings.Contains(sc.Text(), "serving") {
+				addrCh <- m[1]
+			}
+		}
+	}()
+	tokenCh := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`^\s+(ak_\S{43})$`).FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case tokenCh <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	var addr, token string
+	for addr == "" || token == "" {
+		select {
+		case addr = <-addrCh:
+		case token = <-tokenCh:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("server did not start: addr %q token %q", addr, token)
+		}
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/api/v2/messages?page_size=2", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var list struct {
+		Data []map[string]any
+		Meta struct{ Total int }
+	}
+	if err := json.Unmarshal(body, &list); err != nil || resp.StatusCode != 200 || len(list.Data) != 2 || list.Meta.Total < 250 {
+		t.Fatalf("demo list: %d %s", resp.StatusCode, body)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit 30 s after SIGTERM")
+	}
+	if info, err := os.Stat(filepath.Join(dir, "data", "signing.key")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("signing key: %v %v", info, err)
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/dispatch"
+	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/store"
+)
+
+// serveConfig is everything "answerdesk serve" can be told.
+type serveConfig struct {
+	addr                 string
+	db                   string
+	baseURL              string
+	demo                 bool
+	dispatchAllowPrivate bool
+	features             stringList
+	publicRateLimit      int
+	signingKeyFile       string
+	audioRetention       time.Duration
+	recordingRetention   time.Duration
+	logFormat            string
+	shutdownTimeout      time.Duration
+}
+
+func serveFlags(cfg *serveConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
+	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start)")
+	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
+	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
+	fs.BoolVar(&cfg.dispatchAllowPrivate, "dispatch-allow-private", false, "allow dispatch to loopback and private addresses")
+	fs.Var(&cfg.features, "feature", "enable a feature (repeatable), e.g. ai-outbound-call")
+	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs recording audio links (default: signing.key beside the database)")
+	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
+	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
+	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
+	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
+	return fs
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg serveConfig
+	fs := serveFlags(&cfg)
+	fs.SetOutput(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	logger := newLogger(stderr, cfg.logFormat)
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	defer ln.Close()
+	if cfg.baseURL == "" {
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		cfg.baseURL = "http://localhost:" + port
+	}
+	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
+
+	db, err := store.Open(ctx, cfg.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	if cfg.demo {
+		demo, err := store.Seed(ctx, db, store.SeedOptions{})
+		if err != nil {
+			return fmt.Errorf("seed demo data: %w", err)
+		}
+		printDemo(stdout, cfg.baseURL, demo)
+	}
+
+	keyFile := cfg.signingKeyFile
+	if keyFile == "" {
+		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
+	}
+	key, err := loadOrCreateKey(keyFile)
+	if err != nil {
+		return err
+	}
+	signer := &answerdesk.AudioSigner{Key: key, BaseURL: cfg.baseURL, TTL: 15 * time.Minute, Now: time.Now}
+	recordings := store.NewRecordingService(db, signer)
+	srv := &rest.Server{
+		Messages:   store.NewMessageService(db),
+		Recordings: recordings,
+		Tokens:     store.NewTokenService(db),
+		Signer:     signer,
+		Ready:      db.Ready,
+		BaseURL:    cfg.baseURL,
+		Logger:     logger,
+	}
+	httpServer := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          nil,
+	}
+
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var workers sync.WaitGroup
+	retention := &dispatch.Retention{Service: recordings, AudioAge: cfg.audioRetention, RowAge: cfg.recordingRetention,
+		Interval: time.Hour, Now: time.Now, Logger: logger}
+	workers.Go(func() { retention.Run(workCtx) })
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpServer.Serve(ln) }()
+	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", cfg.db, "version", version)
+
+	select {
+	case err := <-serveErr:
+		stopWork()
+		workers.Wait()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: draining requests and work")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	err = httpServer.Shutdown(shutdownCtx)
+	stopWork()
+	workers.Wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func printDemo(w io.Writer, baseURL string, d *store.Demo) {
+	fmt.Fprintf(w, `
+answerdesk demo is ready at %[1]s
+
+  Demo API token (owner@acme.example, account 1001):
+    %[2]s
+  Admin API token (admin@answerdesk.example):
+    %[3]s
+  Sign in at %[1]s/login as owner@acme.example / %[4]s
+
+  Try:  curl -H "Authorization: Bearer %[2]s" %[1]s/api/v2/messages?page_size=2
+
+  MCP servers:
+    %[1]s/mcp/public
+    %[1]s/mcp/docs
+    %[1]s/mcp/account
+
+`, baseURL, d.Token, d.AdminToken, d.Password)
+}
+
+// loadOrCreateKey reads the signing key file, creating it with 32 random bytes and mode
+// 0600 on first start.
+func loadOrCreateKey(path string) ([]byte, error) {
+	key, err := os.ReadFile(path)
+	if err == nil {
+		if len(key) < 32 {
+			return nil, fmt.Errorf("signing key %s: want at least 32 bytes, have %d", path, len(key))
+		}
+		return key, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read signing key: %w", err)
+	}
+	key = make([]byte, 32)
+	_, _ = rand.Read(key)
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create signing key directory: %w", err)
+	}
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		return nil, fmt.Errorf("write signing key: %w", err)
+	}
+	return key, nil
+}

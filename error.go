@@ -1,0 +1,109 @@
+// Package answerdesk holds the domain of the answering-service API: its types, the service
+// interfaces that store/ implements and rest/ and mcp/ call, the caller model, validation
+// rules and the error type every layer shares. It imports no other package of this module.
+package answerdesk
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Error codes. rest/ and mcp/ map each to a status or tool error in one place.
+const (
+	EINVALID      = "invalid"      // input failed validation (422)
+	EPROCESSING   = "processing"   // the request could not be processed, e.g. malformed JSON (400)
+	ENOTFOUND     = "not_found"    // the resource does not exist or is not visible (404)
+	EUNAUTHORIZED = "unauthorized" // missing or bad credentials (401)
+	EFORBIDDEN    = "forbidden"    // authenticated but not allowed (403)
+	ECONFLICT     = "conflict"     // the request conflicts with current state (409)
+	EUNAVAILABLE  = "unavailable"  // a feature or dependency is not available (422 feature_unavailable)
+	EINTERNAL     = "internal"     // a bug or an outside failure; details are logged, not shown
+)
+
+// FieldError names one input field that failed validation.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the error every service returns for conditions a caller can act on.
+// Anything that is not an *Error is treated as EINTERNAL.
+type Error struct {
+	Code    string
+	Message string
+	Hint    string
+	Fields  []FieldError
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) == 0 {
+		return fmt.Sprintf("answerdesk: %s: %s", e.Code, e.Message)
+	}
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.Field + " " + f.Message
+	}
+	return fmt.Sprintf("answerdesk: %s: %s (%s)", e.Code, e.Message, strings.Join(parts, "; "))
+}
+
+// Errorf returns an *Error with the given code and formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the *Error in err's chain, or EINTERNAL.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	}
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the human message of the *Error in err's chain,
+// or "internal error" so that internals never leak to callers.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// ValidationErrors collects field errors so a request reports every bad field at once.
+type ValidationErrors struct {
+	fields []FieldError
+}
+
+// Add records that field failed with message.
+func (v *ValidationErrors) Add(field, message string) {
+	v.fields = append(v.fields, FieldError{Field: field, Message: message})
+}
+
+// Has reports whether field already has an error, so later checks can skip it.
+func (v *ValidationErrors) Has(field string) bool {
+	for _, f := range v.fields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// Err returns an EINVALID *Error listing every recorded field, or nil when there are none.
+func (v *ValidationErrors) Err() error {
+	if len(v.fields) == 0 {
+		return nil
+	}
+	msg := "invalid parameter"
+	if len(v.fields) == 1 {
+		msg = fmt.Sprintf("invalid parameter %s: %s", v.fields[0].Field, v.fields[0].Message)
+	} else {
+		msg = fmt.Sprintf("%d invalid parameters", len(v.fields))
+	}
+	return &Error{Code: EINVALID, Message: msg, Fields: append([]FieldError(nil), v.fields...)}
+}

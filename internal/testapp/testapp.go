@@ -1,0 +1,256 @@
+// Package testapp builds a real answerdesk for tests: a fresh SQLite file, the real router
+// on an httptest server, a movable clock, and a small fixture of two accounts with a user
+// each and an admin. Tests make requests through HTTP and assert on what comes back.
+package testapp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/store"
+)
+
+// Clock is a settable clock shared by the store and the signer.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
+
+// Start is where every test clock starts: a fixed instant, so dates in tests are stable.
+var Start = time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
+
+// User is a fixture user with a working API token.
+type User struct {
+	*answerdesk.User
+	Token string
+}
+
+// App is a running answerdesk over a fresh database.
+type App struct {
+	DB     *store.DB
+	Server *httptest.Server
+	Rest   *rest.Server
+	Clock  *Clock
+	Signer *answerdesk.AudioSigner
+
+	Acme, Birch       *answerdesk.Account // accounts 1001 and 1002
+	Alice, Bob, Admin User                // member of 1001, member of 1002, admin
+	Messages          *store.MessageService
+	Recordings        *store.RecordingService
+}
+
+// New starts an App; everything is closed when the test ends.
+func New(t testing.TB) *App {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "answerdesk.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	clock := &Clock{now: Start}
+	db.Now = clock.Now
+
+	a := &App{DB: db, Clock: clock}
+	a.Messages = store.NewMessageService(db)
+	a.Signer = &answerdesk.AudioSigner{Key: []byte("test-signing-key-0123456789abcdef"), TTL: 15 * time.Minute, Now: clock.Now}
+	a.Recordings = store.NewRecordingService(db, a.Signer)
+	a.Rest = &rest.Server{
+		Messages:   a.Messages,
+		Recordings: a.Recordings,
+		Tokens:     store.NewTokenService(db),
+		Signer:     a.Signer,
+		Ready:      db.Ready,
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now:        clock.Now,
+	}
+	a.Server = httptest.NewUnstartedServer(nil)
+	a.Server.Start()
+	a.Rest.BaseURL = a.Server.URL
+	a.Signer.BaseURL = a.Server.URL
+	a.Server.Config.Handler = a.Rest.Handler()
+	t.Cleanup(a.Server.Close)
+
+	if a.Acme, err = db.CreateAccount(ctx, "1001", "Acme Plumbing", "America/New_York"); err != nil {
+		t.Fatal(err)
+	}
+	if a.Birch, err = db.CreateAccount(ctx, "1002", "Birch Dental", "America/Chicago"); err != nil {
+		t.Fatal(err)
+	}
+	a.Alice = a.NewUser(t, "alice@acme.example", false, "1001")
+	a.Bob = a.NewUser(t, "bob@birch.example", false, "1002")
+	a.Admin = a.NewUser(t, "admin@answerdesk.example", true)
+	return a
+}
+
+// NewUser creates a user who is a member of the accounts, with an API token.
+func (a *App) NewUser(t testing.TB, email string, admin bool, accounts ...string) User {
+	t.Helper()
+	ctx := context.Background()
+	u, err := store.NewUserService(a.DB).CreateUser(ctx, &answerdesk.UserCreate{Email: email, Password: "test-password", Admin: admin, AccountNumbers: accounts})
+	if err != nil {
+		t.Fatalf("create user %s: %v", email, err)
+	}
+	_, plain, err := store.NewTokenService(a.DB).CreateToken(ctx, u.ID, "test")
+	if err != nil {
+		t.Fatalf("create token: %v", err)
+	}
+	return User{User: u, Token: plain}
+}
+
+// Caller returns the caller a user's token stands for.
+func (a *App) Caller(t testing.TB, u User) *answerdesk.Caller {
+	t.Helper()
+	c, err := store.NewTokenService(a.DB).AuthenticateToken(context.Background(), u.Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// CreateMessage creates a message as u at the given time through the store, with the given
+// JSON fields of a create request.
+func (a *App) CreateMessage(t testing.TB, u User, at time.Time, fields map[string]any) *answerdesk.Message {
+	t.Helper()
+	if _, ok := fields["content"]; !ok {
+		fields["content"] = "Test message"
+	}
+	raw, _ := json.Marshal(fields)
+	req, err := answerdesk.ParseMessageCreate(raw)
+	if err != nil {
+		t.Fatalf("parse message: %v", err)
+	}
+	return a.createMessage(t, u, at, req)
+}
+
+func (a *App) createMessage(t testing.TB, u User, at time.Time, req *answerdesk.MessageCreate) *answerdesk.Message {
+	t.Helper()
+	saved := a.Clock.Now()
+	a.Clock.Set(at)
+	defer a.Clock.Set(saved)
+	m, err := a.Messages.CreateMessage(context.Background(), a.Caller(t, u), req)
+	if err != nil {
+		t.Fatalf("create message: %v", err)
+	}
+	return m
+}
+
+// CreateCall creates a recording of a call on u's account, with audio when withAudio, and
+// a message that belongs to the call.
+func (a *App) CreateCall(t testing.TB, u User, account *answerdesk.Account, at time.Time, skill string, withAudio bool) (*answerdesk.CallRecording, *answerdesk.Message) {
+	t.Helper()
+	callID := at.UnixMilli()
+	rec := &answerdesk.CallRecording{
+		AccountID: account.ID, CallID: callID, CallSID: "CA0123456789abcdef0123456789abcdef",
+		DIDNumber: "+15550101001", From: "+15555550123", StartedAt: answerdesk.NewTime(at),
+		CDR: answerdesk.CDR{ID: callID, UniqueCallID: callID, CallType: "InboundCall", CallerID: "+15555550123",
+			NumberDialed: "+15550101001", DID: "+15550101001", SkillName: &skill, TalkSec: 60, WaitSec: 5,
+			ConnectionSec: 65, StartTime: answerdesk.NewTime(at), CallCreatedAt: answerdesk.NewTime(at)},
+	}
+	var audio *answerdesk.Audio
+	if withAudio {
+		audio = &answerdesk.Audio{ContentType: "audio/wav", Data: []byte("RIFF\x24\x00\x00\x00WAVEfmt test audio bytes for range requests")}
+	}
+	if err := a.DB.CreateCallRecording(context.Background(), rec, audio); err != nil {
+		t.Fatalf("create recording: %v", err)
+	}
+	req, err := answerdesk.ParseMessageCreate([]byte(`{"content":"Caller asked for a callback","origin":"CALL","account_number":"` + account.Number + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.CallID = &callID
+	return rec, a.createMessage(t, u, at.Add(2*time.Minute), req)
+}
+
+// Response is a finished HTTP exchange.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test when it is not JSON.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("response body is not JSON (%v): %s", err, r.Body)
+	}
+}
+
+// Map decodes the body as a JSON object.
+func (r *Response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Do sends a request with an optional bearer token and body (a string is sent as is,
+// anything else as JSON) and returns the response.
+func (a *App) Do(t testing.TB, method, path, token string, body any) *Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, a.Server.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := a.Server.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}

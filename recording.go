@@ -1,0 +1,183 @@
+package answerdesk
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// CallRecording is a recorded call with its call detail record (SERVICE.md §2.2).
+type CallRecording struct {
+	ID            int64   `json:"id"`
+	CallID        int64   `json:"call_id"`
+	CallSID       string  `json:"call_sid"`
+	AccountNumber string  `json:"account_number"`
+	DIDNumber     string  `json:"did_number"`
+	From          string  `json:"from"`
+	AgentUsername *string `json:"agent_username"`
+	StartedAt     Time    `json:"started_at"`
+	// Recording is a signed, expiring URL of the audio, or nil once the audio is past retention.
+	Recording *string `json:"recording"`
+	CDR       CDR     `json:"cdr"`
+
+	// AccountID and HasAudio are for the services, not the API.
+	AccountID int64 `json:"-"`
+	HasAudio  bool  `json:"-"`
+}
+
+// CDR is a call detail record.
+type CDR struct {
+	ID                int64   `json:"id"`
+	UniqueCallID      int64   `json:"unique_call_id"`
+	AgentID           *int64  `json:"agent_id"`
+	OriginalCallID    *int64  `json:"original_call_id"`
+	CallType          string  `json:"call_type"`
+	StartClient       *string `json:"start_client"`
+	EndClient         *string `json:"end_client"`
+	CallerID          string  `json:"callerid"`
+	NumberDialed      string  `json:"number_dialed"`
+	DID               string  `json:"did"`
+	AgentName         *string `json:"agent_name"`
+	SkillName         *string `json:"skill_name"`
+	SkillID           *string `json:"skill_id"`
+	WhoHungUp         *string `json:"who_hung_up"`
+	ConnectionSec     int64   `json:"connection_sec"`
+	IVRSec            int64   `json:"ivr_sec"`
+	WaitSec           int64   `json:"wait_sec"`
+	TalkSec           int64   `json:"talk_sec"`
+	HoldSec           int64   `json:"hold_sec"`
+	TransferSec       int64   `json:"transfer_sec"`
+	WrapSec           int64   `json:"wrap_sec"`
+	ConferenceSec     int64   `json:"conference_sec"`
+	ConferenceTalkSec int64   `json:"conference_talk_sec"`
+	StartTime         Time    `json:"start_time"`
+	AgentAnswerTime   *Time   `json:"agent_answer_time"`
+	EndTime           *Time   `json:"end_time"`
+	HangUpTime        *Time   `json:"hang_up_time"`
+	CallCreatedAt     Time    `json:"call_created_at"`
+	IsOrphaned        bool    `json:"is_orphaned"`
+}
+
+// RecordingFilter is a request for one page of call recordings, as the caller gave it.
+type RecordingFilter struct {
+	AccountID string
+	SkillName string
+	FromDate  string
+	ToDate    string
+	Sample    bool
+	Page      *int
+	PageSize  *int
+}
+
+// Call recording list limits.
+const (
+	DefaultRecordingPageSize = 50
+	MaxRecordingPageSize     = 200
+)
+
+// RecordingQuery is a validated RecordingFilter.
+type RecordingQuery struct {
+	AccountID int64 // 0 when not filtered
+	SkillName string
+	Since     int64 // unix ms inclusive, 0 unbounded
+	Until     int64 // unix ms exclusive, 0 unbounded
+	Sample    bool
+	Paging
+}
+
+// Validate checks every filter value and returns the query it describes.
+func (f RecordingFilter) Validate() (RecordingQuery, error) {
+	var v ValidationErrors
+	q := RecordingQuery{SkillName: f.SkillName, Sample: f.Sample}
+	if f.AccountID != "" {
+		id, err := strconv.ParseInt(f.AccountID, 10, 64)
+		if err != nil || id < 1 {
+			v.Add("account_id", "must be a positive integer account id")
+		} else {
+			q.AccountID = id
+		}
+	}
+	if len(f.SkillName) > MaxStringLength {
+		v.Add("skill_name", fmt.Sprintf("must be at most %d characters", MaxStringLength))
+	}
+	since, until := DateRange(&v, "from_date", f.FromDate, "to_date", f.ToDate)
+	if !since.IsZero() {
+		q.Since = since.UnixMilli()
+	}
+	if !until.IsZero() {
+		q.Until = until.UnixMilli()
+	}
+	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultRecordingPageSize, MaxRecordingPageSize)
+	return q, v.Err()
+}
+
+// Audio is a recording's audio file.
+type Audio struct {
+	RecordingID int64
+	ContentType string
+	Data        []byte
+	ModTime     time.Time
+}
+
+// CallRecordingService reads call recordings. Every method but Audio is scoped to the caller.
+type CallRecordingService interface {
+	// FindCallRecordings returns one page (or, with Sample, a random sample) of recordings.
+	FindCallRecordings(ctx context.Context, c *Caller, q RecordingQuery) ([]*CallRecording, PageMeta, error)
+	// FindCallRecording returns one recording by id.
+	FindCallRecording(ctx context.Context, c *Caller, id string) (*CallRecording, error)
+	// FindMessageCallRecording returns the recording of the message's call.
+	FindMessageCallRecording(ctx context.Context, c *Caller, messageIDOrUUID string) (*CallRecording, error)
+	// RecordingAudio returns the audio of a recording. The caller is authorized by a signed
+	// URL (AudioSigner), so it takes none.
+	RecordingAudio(ctx context.Context, recordingID int64) (*Audio, error)
+}
+
+// RetentionService removes recording data past its retention.
+type RetentionService interface {
+	// PurgeRecordings deletes audio of recordings started before audioBefore and whole
+	// recordings started before rowsBefore, returning how many of each it removed.
+	PurgeRecordings(ctx context.Context, audioBefore, rowsBefore time.Time) (audio, rows int, err error)
+}
+
+// AudioSigner signs and checks the expiring audio URLs of recordings, so the audio can be
+// fetched by a player that holds no API token.
+type AudioSigner struct {
+	Key     []byte
+	BaseURL string // e.g. https://api.example.com, no trailing slash
+	TTL     time.Duration
+	Now     func() time.Time
+}
+
+func (s *AudioSigner) mac(id int64, expires int64) string {
+	h := hmac.New(sha256.New, s.Key)
+	fmt.Fprintf(h, "recording-audio:%d:%d", id, expires)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// URL returns the signed audio URL of recording id, valid for TTL.
+func (s *AudioSigner) URL(id int64) string {
+	exp := s.Now().Add(s.TTL).Unix()
+	q := url.Values{"expires": {strconv.FormatInt(exp, 10)}, "signature": {s.mac(id, exp)}}
+	return fmt.Sprintf("%s/recordings/%d/audio?%s", s.BaseURL, id, q.Encode())
+}
+
+// Verify checks the expires and signature query values of an audio URL for recording id.
+func (s *AudioSigner) Verify(id int64, expires, signature string) error {
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if err != nil {
+		return &Error{Code: EFORBIDDEN, Message: "the audio link is malformed"}
+	}
+	want := s.mac(id, exp)
+	if !hmac.Equal([]byte(want), []byte(signature)) {
+		return &Error{Code: EFORBIDDEN, Message: "the audio link signature is not valid"}
+	}
+	if s.Now().Unix() > exp {
+		return &Error{Code: EFORBIDDEN, Message: "the audio link has expired", Hint: "fetch the recording again for a fresh link"}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// ErrorObject is the error body both APIs answer with (CONTRACT §1.2).
+type ErrorObject struct {
+	Status           int                     `json:"status"`
+	Code             string                  `json:"code"`
+	Message          string                  `json:"message"`
+	Hint             string                  `json:"hint"`
+	DocumentationURL string                  `json:"documentation_url"`
+	Errors           []answerdesk.FieldError `json:"errors,omitempty"`
+}
+
+// API-level error codes that no domain error maps to.
+const (
+	codeNoRoute          = "rest_no_route"
+	codeMethodNotAllowed = "method_not_allowed"
+	codePayloadTooLarge  = "payload_too_large"
+	codeRateLimited      = "rate_limited"
+	codeInternal         = "internal_error"
+)
+
+// errorStatus maps a domain error code to the HTTP status and the contract's error code.
+// This is the only place that mapping lives.
+func errorStatus(code string) (int, string) {
+	switch code {
+	case answerdesk.EINVALID:
+		return http.StatusUnprocessableEntity, "invalid_parameter"
+	case answerdesk.EUNAVAILABLE:
+		return http.StatusUnprocessableEntity, "feature_unavailable"
+	case answerdesk.EPROCESSING:
+		return http.StatusBadRequest, "processing_error"
+	case answerdesk.ENOTFOUND:
+		return http.StatusNotFound, "not_found"
+	case answerdesk.EUNAUTHORIZED:
+		return http.StatusUnauthorized, "unauthorized"
+	case answerdesk.EFORBIDDEN:
+		return http.StatusForbidden, "forbidden"
+	case answerdesk.ECONFLICT:
+		return http.StatusConflict, "conflict"
+	default:
+		return http.StatusInternalServerError, codeInternal
+	}
+}
+
+// defaultHints tell a client how to fix the request when the error carries no hint.
+var defaultHints = map[string]string{
+	"invalid_parameter":   "Fix the fields listed in errors and send the request again.",
+	"feature_unavailable": "This feature is not enabled on this server.",
+	"processing_error":    "Send a well-formed JSON object with Content-Type: application/json.",
+	"not_found":           "Check the id; resources of accounts you cannot see are not found either.",
+	"unauthorized":        "Send Authorization: Bearer <token> with a token from /settings/keys.",
+	"forbidden":           "Your credentials do not allow this request.",
+	"conflict":            "The resource changed or already exists; fetch it and try again.",
+	codeInternal:          "Try again later; if it persists, contact support with the X-Request-Id header.",
+	codeNoRoute:           "Check the path against the API reference.",
+	codeMethodNotAllowed:  "Use one of the methods in the Allow header.",
+	codePayloadTooLarge:   "Send a smaller request body.",
+	codeRateLimited:       "Wait for the number of seconds in Retry-After, then retry.",
+}
+
+// writeErrorObject writes an error object with the given status and code.
+func (s *Server) writeErrorObject(w http.ResponseWriter, status int, code, message, hint string, fields []answerdesk.FieldError) {
+	if hint == "" {
+		hint = defaultHints[code]
+	}
+	if status != http.StatusUnprocessableEntity {
+		fields = nil
+	}
+	writeJSON(w, status, ErrorObject{
+		Status: status, Code: code, Message: message, Hint: hint,
+		DocumentationURL: s.BaseURL + "/docs/errors#" + code,
+		Errors:           fields,
+	})
+}
+
+// Error writes err as the contract's error object. Domain errors map by code; anything else
+// is logged with the request id and shown as "internal error".
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errPayloadTooLarge) {
+		s.writeErrorObject(w, http.StatusRequestEntityTooLarge, codePayloadTooLarge, "the request body is larger than the limit", "", nil)
+		return
+	}
+	var e *answerdesk.Error
+	if !errors.As(err, &e) {
+		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()), "path", r.URL.Path)
+		s.writeErrorObject(w, http.StatusInternalServerError, codeInternal, "internal error", "", nil)
+		return
+	}
+	status, code := errorStatus(e.Code)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	if status >= 500 {
+		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()))
+	}
+	s.writeErrorObject(w, status, code, e.Message, e.Hint, e.Fields)
+}
+
+// writeJSON writes v as JSON with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		slog.Debug("write response", "err", err)
+	}
+}

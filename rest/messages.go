@@ -1,0 +1,136 @@
+package rest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+type dataResponse struct {
+	Data any `json:"data"`
+}
+
+type listResponse struct {
+	Data any                 `json:"data"`
+	Meta answerdesk.PageMeta `json:"meta"`
+}
+
+// writeList writes a page with its meta and an RFC 8288 Link header to the neighbours.
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, data any, meta answerdesk.PageMeta) {
+	var links []string
+	link := func(page int, rel string) {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page))
+		q.Set("page_size", strconv.Itoa(meta.PageSize))
+		links = append(links, fmt.Sprintf(`<%s%s?%s>; rel="%s"`, s.BaseURL, r.URL.Path, q.Encode(), rel))
+	}
+	if meta.TotalPages != nil {
+		if meta.Page < *meta.TotalPages {
+			link(meta.Page+1, "next")
+		}
+		if meta.Page > 1 {
+			link(min(meta.Page-1, max(*meta.TotalPages, 1)), "prev")
+		}
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	writeJSON(w, http.StatusOK, listResponse{Data: data, Meta: meta})
+}
+
+func caller(r *http.Request) *answerdesk.Caller { return answerdesk.CallerFromContext(r.Context()) }
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	f := answerdesk.MessageFilter{
+		Origin: q.str("origin"), Status: q.str("status"),
+		StartDate: q.str("start_date"), EndDate: q.str("end_date"),
+		Read: q.bool("read"), Page: q.int("page"), PageSize: q.int("page_size"),
+	}
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	mq, err := f.Validate()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, meta, err := s.Messages.FindMessages(r.Context(), caller(r), mq)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	s.writeList(w, r, list, meta)
+}
+
+func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	raw := q.int("limit")
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	limit, err := answerdesk.CheckRecentLimit(raw)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, err := s.Messages.RecentMessages(r.Context(), caller(r), limit)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, dataResponse{Data: list})
+}
+
+func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := s.Messages.FindMessage(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, m, err)
+}
+
+func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
+	body, err := decodeObject(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	raw, ok := body["message"]
+	if !ok {
+		s.Error(w, r, &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter message: is required",
+			Fields: []answerdesk.FieldError{{Field: "message", Message: "is required: send {\"message\": {...}}"}}})
+		return
+	}
+	req, err := answerdesk.ParseMessageCreate(raw)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	m, err := s.Messages.CreateMessage(r.Context(), caller(r), req)
+	s.writeOne(w, r, m, err)
+}
+
+func (s *Server) acknowledgeMessage(w http.ResponseWriter, r *http.Request) {
+	m, err := s.Messages.AcknowledgeMessage(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, m, err)
+}
+
+func (s *Server) markMessageRead(read bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m, err := s.Messages.SetMessageRead(r.Context(), caller(r), chi.URLParam(r, "id"), read)
+		s.writeOne(w, r, m, err)
+	}
+}
+
+// writeOne writes {"data": v} or the error.
+func (s *Server) writeOne(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, dataResponse{Data: v})
+}

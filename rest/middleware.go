@@ -1,0 +1,109 @@
+package rest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+type requestIDKey struct{}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// requestID takes a sane incoming X-Request-Id or makes one, and echoes it.
+func (s *Server) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if len(id) == 0 || len(id) > 64 || strings.ContainsFunc(id, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+			b := make([]byte, 12)
+			_, _ = rand.Read(b)
+			id = hex.EncodeToString(b)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// recoverer turns a panic into a logged 500 with the error object, so no input crashes the
+// process or leaves a connection without an answer.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.Logger.ErrorContext(r.Context(), "panic", "panic", fmt.Sprint(v), "request_id", requestID(r.Context()), "stack", string(debug.Stack()))
+				s.writeErrorObject(w, http.StatusInternalServerError, codeInternal, "internal error", "", nil)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// accessLog logs one line per request.
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		level := slog.LevelInfo
+		if ww.Status() >= 500 {
+			level = slog.LevelError
+		}
+		s.Logger.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
+			slog.Int("bytes", ww.BytesWritten()), slog.Duration("duration", time.Since(start)),
+			slog.String("request_id", requestID(r.Context())))
+	})
+}
+
+// limitBody caps request bodies; reading past the cap fails with *http.MaxBytesError.
+func limitBody(n int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// authenticate resolves the bearer token into the request's Caller, or answers 401.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearerToken(r)
+		if !ok {
+			s.Error(w, r, &answerdesk.Error{Code: answerdesk.EUNAUTHORIZED, Message: "missing bearer token"})
+			return
+		}
+		c, err := s.Tokens.AuthenticateToken(r.Context(), token)
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(answerdesk.NewContextWithCaller(r.Context(), c)))
+	})
+}
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}

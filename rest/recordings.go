@@ -1,0 +1,70 @@
+package rest
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	f := answerdesk.RecordingFilter{
+		AccountID: q.str("account_id"), SkillName: q.str("skill_name"),
+		FromDate: q.str("from_date"), ToDate: q.str("to_date"),
+		Page: q.int("page"), PageSize: q.int("page_size"),
+	}
+	if b := q.bool("sample"); b != nil {
+		f.Sample = *b
+	}
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	rq, err := f.Validate()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	s.writeList(w, r, list, meta)
+}
+
+func (s *Server) getCallRecording(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.Recordings.FindCallRecording(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, rec, err)
+}
+
+func (s *Server) getMessageCallRecording(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.Recordings.FindMessageCallRecording(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, rec, err)
+}
+
+// recordingAudio serves a recording's audio to whoever holds an unexpired signed link,
+// with Range support (players seek) through http.ServeContent.
+func (s *Server) recordingAudio(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id < 1 {
+		s.Error(w, r, answerdesk.Errorf(answerdesk.ENOTFOUND, "no such recording"))
+		return
+	}
+	q := r.URL.Query()
+	if err := s.Signer.Verify(id, q.Get("expires"), q.Get("signature")); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	a, err := s.Recordings.RecordingAudio(r.Context(), id)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", a.ContentType)
+	w.Header().Set("Cache-Control", "private, max-age=900")
+	http.ServeContent(w, r, "recording-"+strconv.FormatInt(id, 10)+".wav", a.ModTime, bytes.NewReader(a.Data))
+}

@@ -1,0 +1,100 @@
+// Package rest serves answerdesk over HTTP: the chi router, middleware, the customer API
+// /api/v2, health and metrics endpoints and the recording audio. Handlers decode input, call
+// one service method with the caller, and encode the result or hand the error to Error.
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+// MaxBodyBytes bounds every request body of the customer API.
+const MaxBodyBytes = 1 << 20
+
+// Server holds the services the HTTP handlers call.
+type Server struct {
+	Messages   answerdesk.MessageService
+	Recordings answerdesk.CallRecordingService
+	Tokens     answerdesk.TokenService
+	Signer     *answerdesk.AudioSigner
+	// Ready reports whether the service can take traffic (database reachable, schema current).
+	Ready func(ctx context.Context) error
+
+	BaseURL string // public URL, no trailing slash
+	Logger  *slog.Logger
+	Metrics *Metrics
+	Now     func() time.Time
+}
+
+// Handler returns the router with every route and middleware.
+func (s *Server) Handler() http.Handler {
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Metrics == nil {
+		s.Metrics = NewMetrics()
+	}
+	r := chi.NewRouter()
+	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeErrorObject(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method "+req.Method+" is not allowed on "+req.URL.Path, "", nil)
+	})
+
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
+	r.Get("/recordings/{id}/audio", s.recordingAudio)
+
+	r.Route("/api/v2", func(r chi.Router) {
+		r.Use(limitBody(MaxBodyBytes))
+		r.Get("/openapi.json", serveOpenAPIV2)
+		r.Group(func(r chi.Router) {
+			r.Use(s.authenticate)
+			r.Get("/messages", s.listMessages)
+			r.Post("/messages", s.createMessage)
+			r.Get("/messages/recents", s.recentMessages)
+			r.Get("/messages/{id}", s.getMessage)
+			r.Get("/messages/{id}/call-recording", s.getMessageCallRecording)
+			r.Patch("/messages/{id}/acknowledge", s.acknowledgeMessage)
+			r.Patch("/messages/{id}/mark-as-read", s.markMessageRead(true))
+			r.Patch("/messages/{id}/mark-as-unread", s.markMessageRead(false))
+			r.Get("/call-recordings", s.listCallRecordings)
+			r.Get("/call-recordings/{id}", s.getCallRecording)
+		})
+	})
+	return r
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.Ready != nil {
+		if err := s.Ready(r.Context()); err != nil {
+			s.Logger.WarnContext(r.Context(), "not ready", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// CreateAccount creates a customer account. An empty time zone means America/New_York.
+func (db *DB) CreateAccount(ctx context.Context, number, name, timeZone string) (*answerdesk.Account, error) {
+	if timeZone == "" {
+		timeZone = "America/New_York"
+	}
+	if _, err := time.LoadLocation(timeZone); err != nil {
+		return nil, answerdesk.Errorf(answerdesk.EINVALID, "unknown time zone %q", timeZone)
+	}
+	a := &answerdesk.Account{Number: number, Name: name, TimeZone: timeZone}
+	res, err := db.write.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?)`,
+		number, name, timeZone, db.now().UnixMilli())
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE") {
+			return nil, answerdesk.Errorf(answerdesk.ECONFLICT, "account %s exists", number)
+		}
+		return nil, fmt.Errorf("create account %s: %w", number, err)
+	}
+	a.ID, _ = res.LastInsertId()
+	return a, nil
+}
+
+// CreateCallRecording stores a recording and its CDR, as the telephony side hands them
+// over, with its audio when audio is not nil. It fills in r.ID.
+func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecording, audio *answerdesk.Audio) error {
+	d := &r.CDR
+	ms := func(t *answerdesk.Time) any {
+		if t == nil {
+			return nil
+		}
+		return t.UnixMilli()
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
+			from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
+			call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
+			who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
+			conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
+			call_created_at, is_orphaned) VALUES (`+placeholders(37)+`)`,
+			r.AccountID, r.CallID, r.CallSID, r.DIDNumber, r.From, r.AgentUsername, r.StartedAt.UnixMilli(), audio != nil,
+			d.ID, d.UniqueCallID, d.AgentID, d.OriginalCallID, d.CallType, d.StartClient, d.EndClient, d.CallerID,
+			d.NumberDialed, d.DID, d.AgentName, d.SkillName, d.SkillID, d.WhoHungUp, d.ConnectionSec, d.IVRSec,
+			d.WaitSec, d.TalkSec, d.HoldSec, d.TransferSec, d.WrapSec, d.ConferenceSec, d.ConferenceTalkSec,
+			d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned)
+		if err != nil {
+			return fmt.Errorf("insert call recording: %w", err)
+		}
+		r.ID, _ = res.LastInsertId()
+		r.HasAudio = audio != nil
+		if audio == nil {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO recording_audio (recording_id, content_type, data, created_at) VALUES (?, ?, ?, ?)`,
+			r.ID, audio.ContentType, audio.Data, r.StartedAt.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("insert audio of recording %d: %w", r.ID, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,207 @@
+// Package store implements the answerdesk services over SQLite (modernc.org/sqlite, pure Go).
+//
+// One writer connection serialises writes (SQLite allows one writer at a time; queuing in
+// Go is cheaper than SQLITE_BUSY retries) and a pool of read-only connections serves reads
+// concurrently through WAL.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is an open answerdesk database.
+type DB struct {
+	path  string
+	write *sql.DB
+	read  *sql.DB
+
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// Open opens (creating if needed) the SQLite database at path and applies pending
+// migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
+	dsn := func(extra ...string) string {
+		q := url.Values{}
+		for _, p := range append(pragmas, extra...) {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", "immediate")
+		return "file:" + path + "?" + q.Encode()
+	}
+	db := &DB{path: path, Now: time.Now}
+	var err error
+	if db.write, err = sql.Open("sqlite", dsn()); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxLifetime(0)
+	db.write.SetConnMaxIdleTime(0)
+	if err := db.write.PingContext(ctx); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	if db.read, err = sql.Open("sqlite", dsn("query_only(1)")); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	db.read.SetConnMaxIdleTime(0)
+	db.read.SetConnMaxLifetime(0)
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Path is the database file's path.
+func (db *DB) Path() string { return db.path }
+
+func (db *DB) now() time.Time { return db.Now().UTC() }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
+		}
+		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// migrate applies every embedded migration not yet recorded, each in its own transaction.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		return fmt.Errorf("read migrations: %w", err)
+	}
+	for _, m := range ms {
+		var n int
+		if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+			return fmt.Errorf("check migration %s: %w", m.name, err)
+		}
+		if n > 0 {
+			continue
+		}
+		err := db.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, m.version, m.name, time.Now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("apply migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// Ready reports whether the database answers and every embedded migration is applied.
+func (db *DB) Ready(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	var applied int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&applied); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if applied < len(ms) {
+		return fmt.Errorf("%d of %d migrations applied", applied, len(ms))
+	}
+	return nil
+}
+
+// tx runs fn in a write transaction, committing when it returns nil.
+func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Helpers converting between SQLite values and domain values.
+
+func msPtr(ms *int64) *answerdesk.Time {
+	if ms == nil {
+		return nil
+	}
+	t := fromMS(*ms)
+	return &t
+}
+
+func fromMS(ms int64) answerdesk.Time { return answerdesk.Time{Time: time.UnixMilli(ms).UTC()} }
+
+// placeholders returns "?, ?, ?" for n values.
+func placeholders(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}

@@ -1,0 +1,288 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/google/uuid"
+)
+
+// MessageService implements answerdesk.MessageService.
+type MessageService struct{ db *DB }
+
+// NewMessageService returns the message service over db.
+func NewMessageService(db *DB) *MessageService { return &MessageService{db: db} }
+
+var _ answerdesk.MessageService = (*MessageService)(nil)
+
+const messageColumns = `m.id, m.uuid, m.account_id, m.agent_id, m.user_id, m.pickup_user_id, m.contact_id,
+	m.delivered_by, m.delivered_to, m.sale_id, m.did_id, m.escalation_level_id, m.activities_count,
+	m.closing_action_group_id, m.escalation_counter, m.call_id, m.chat_session_id, m.to_do_task_id,
+	m.phone_number, m.extension, m.caller_id, m.first_name, m.last_name, m.company_name, m.content,
+	m.status, m.ivr, m.phone, m.email, m.call_ref_id, m.note, m.address, m.address2, m.city, m.state,
+	m.zip, m.how_you_hear_about_us, m.alt_phone, m.receiver_name, m.non_message_type, m.email_subject,
+	m.origin, m.disposition, m.klass_names, m.read, m.is_emergency, m.positive_data_dip, m.from_to_do,
+	m.created_at, m.updated_at, m.pickup_date, m.delivered_at, m.next_escalation_at,
+	m.message_received_date, m.send_at, m.acknowledged_at, m.answers`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanMessage(s scanner) (*answerdesk.Message, error) {
+	var m answerdesk.Message
+	var created, updated int64
+	var pickup, delivered, nextEsc, received, sendAt, acked *int64
+	var answers string
+	err := s.Scan(&m.ID, &m.UUID, &m.AccountID, &m.AgentID, &m.UserID, &m.PickupUserID, &m.ContactID,
+		&m.DeliveredBy, &m.DeliveredTo, &m.SaleID, &m.DidID, &m.EscalationLevelID, &m.ActivitiesCount,
+		&m.ClosingActionGroupID, &m.EscalationCounter, &m.CallID, &m.ChatSessionID, &m.ToDoTaskID,
+		&m.PhoneNumber, &m.Extension, &m.CallerID, &m.FirstName, &m.LastName, &m.CompanyName, &m.Content,
+		&m.Status, &m.IVR, &m.Phone, &m.Email, &m.CallRefID, &m.Note, &m.Address, &m.Address2, &m.City, &m.State,
+		&m.Zip, &m.HowYouHearAboutUs, &m.AltPhone, &m.ReceiverName, &m.NonMessageType, &m.EmailSubject,
+		&m.Origin, &m.Disposition, &m.KlassNames, &m.Read, &m.IsEmergency, &m.PositiveDataDip, &m.FromToDo,
+		&created, &updated, &pickup, &delivered, &nextEsc,
+		&received, &sendAt, &acked, &answers)
+	if err != nil {
+		return nil, err
+	}
+	m.CreatedAt, m.UpdatedAt = fromMS(created), fromMS(updated)
+	m.PickupDate, m.DeliveredAt, m.NextEscalationAt = msPtr(pickup), msPtr(delivered), msPtr(nextEsc)
+	m.MessageReceivedDate, m.SendAt, m.AcknowledgedAt = msPtr(received), msPtr(sendAt), msPtr(acked)
+	m.Answers = map[string]any{}
+	if err := json.Unmarshal([]byte(answers), &m.Answers); err != nil {
+		return nil, fmt.Errorf("decode answers of message %d: %w", m.ID, err)
+	}
+	return &m, nil
+}
+
+// visibility returns the SQL condition limiting rows of alias to the caller's accounts.
+func visibility(c *answerdesk.Caller, column string) (string, []any) {
+	if c.Admin {
+		return "1", nil
+	}
+	if len(c.AccountIDs) == 0 {
+		return "0", nil
+	}
+	args := make([]any, len(c.AccountIDs))
+	for i, id := range c.AccountIDs {
+		args[i] = id
+	}
+	if len(args) == 1 {
+		return column + " = ?", args
+	}
+	return column + " IN (" + placeholders(len(args)) + ")", args
+}
+
+// messageWhere builds the WHERE clause of a message list.
+func messageWhere(c *answerdesk.Caller, q answerdesk.MessageQuery) (string, []any) {
+	cond, args := visibility(c, "account_id")
+	conds := []string{cond}
+	if q.Origin != "" {
+		conds, args = append(conds, "origin = ?"), append(args, q.Origin)
+	}
+	if q.Status != "" {
+		conds, args = append(conds, "status = ?"), append(args, q.Status)
+	}
+	if q.Since != 0 {
+		conds, args = append(conds, "created_at >= ?"), append(args, q.Since)
+	}
+	if q.Until != 0 {
+		conds, args = append(conds, "created_at < ?"), append(args, q.Until)
+	}
+	if q.Read != nil {
+		conds, args = append(conds, "read = ?"), append(args, *q.Read)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// messageListSQL returns the page query: the ids of the page are found in the index alone
+// (a deep OFFSET then skips index entries, not table rows), and only those rows are read.
+func messageListSQL(where string) string {
+	return `SELECT ` + messageColumns + ` FROM messages m JOIN (
+		SELECT id FROM messages WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+	) p ON p.id = m.id ORDER BY m.created_at DESC, m.id DESC`
+}
+
+// FindMessages returns one page of the caller's messages, newest first.
+func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller, q answerdesk.MessageQuery) ([]*answerdesk.Message, answerdesk.PageMeta, error) {
+	where, args := messageWhere(c, q)
+	var total int
+	if err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("count messages: %w", err)
+	}
+	meta := answerdesk.NewPageMeta(q.Page, q.PageSize, total)
+	if q.Offset() >= total {
+		return []*answerdesk.Message{}, meta, nil
+	}
+	list, err := s.query(ctx, messageListSQL(where), append(args, q.PageSize, q.Offset())...)
+	return list, meta, err
+}
+
+// RecentMessages returns the caller's newest messages.
+func (s *MessageService) RecentMessages(ctx context.Context, c *answerdesk.Caller, limit int) ([]*answerdesk.Message, error) {
+	where, args := messageWhere(c, answerdesk.MessageQuery{})
+	return s.query(ctx, messageListSQL(where), append(args, limit, 0)...)
+}
+
+func (s *MessageService) query(ctx context.Context, query string, args ...any) ([]*answerdesk.Message, error) {
+	rows, err := s.db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	defer rows.Close()
+	list := []*answerdesk.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan message: %w", err)
+		}
+		list = append(list, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	return list, nil
+}
+
+// messageKey turns a path id into a condition on the id or the uuid; ok is false when it
+// can be neither, which the caller reports as not found.
+func messageKey(idOrUUID string) (cond string, arg any, ok bool) {
+	if id, err := strconv.ParseInt(idOrUUID, 10, 64); err == nil {
+		return "m.id = ?", id, id > 0
+	}
+	if u, err := uuid.Parse(idOrUUID); err == nil {
+		return "m.uuid = ?", u.String(), true
+	}
+	return "", nil, false
+}
+
+func messageNotFound(idOrUUID string) error {
+	return answerdesk.Errorf(answerdesk.ENOTFOUND, "no message %q", idOrUUID)
+}
+
+// FindMessage returns a message by integer id or uuid.
+func (s *MessageService) FindMessage(ctx context.Context, c *answerdesk.Caller, idOrUUID string) (*answerdesk.Message, error) {
+	return s.find(ctx, s.db.read, c, idOrUUID)
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *MessageService) find(ctx context.Context, q queryer, c *answerdesk.Caller, idOrUUID string) (*answerdesk.Message, error) {
+	cond, arg, ok := messageKey(idOrUUID)
+	if !ok {
+		return nil, messageNotFound(idOrUUID)
+	}
+	vis, args := visibility(c, "m.account_id")
+	m, err := scanMessage(q.QueryRowContext(ctx, `SELECT `+messageColumns+` FROM messages m WHERE `+cond+` AND `+vis, append([]any{arg}, args...)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, messageNotFound(idOrUUID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load message %s: %w", idOrUUID, err)
+	}
+	return m, nil
+}
+
+// accountForCreate resolves the account a new message or To Do goes to: the named one if
+// the caller may use it, else the caller's only account.
+func (db *DB) accountForCreate(ctx context.Context, c *answerdesk.Caller, number string) (*answerdesk.Account, error) {
+	field := func(msg string) error {
+		return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter account_number: " + msg,
+			Fields: []answerdesk.FieldError{{Field: "account_number", Message: msg}}}
+	}
+	var a answerdesk.Account
+	var err error
+	switch {
+	case number != "":
+		err = db.read.QueryRowContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE number = ?`, number).
+			Scan(&a.ID, &a.Number, &a.Name, &a.TimeZone)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !c.CanSeeAccount(a.ID)) {
+			return nil, field("is not an account you can use")
+		}
+	case len(c.AccountIDs) == 1:
+		err = db.read.QueryRowContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE id = ?`, c.AccountIDs[0]).
+			Scan(&a.ID, &a.Number, &a.Name, &a.TimeZone)
+	default:
+		return nil, field("is required when you can use more than one account")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load account %q: %w", number, err)
+	}
+	return &a, nil
+}
+
+// CreateMessage stores a new message with status new.
+func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller, req *answerdesk.MessageCreate) (*answerdesk.Message, error) {
+	acct, err := s.db.accountForCreate(ctx, c, req.AccountNumber)
+	if err != nil {
+		return nil, err
+	}
+	answers := []byte("{}")
+	if req.Answers != nil {
+		if answers, err = json.Marshal(req.Answers); err != nil {
+			return nil, fmt.Errorf("encode answers: %w", err)
+		}
+	}
+	now := s.db.now().UnixMilli()
+	cols := []string{"uuid", "account_id", "user_id", "content", "status", "origin", "escalation_level_id", "is_emergency",
+		"answers", "created_at", "updated_at", "message_received_date", "call_id"}
+	args := []any{uuid.NewString(), acct.ID, c.UserID, req.Content, answerdesk.StatusNew, req.Origin, req.EscalationLevelID, req.IsEmergency,
+		string(answers), now, now, now, req.CallID}
+	for _, name := range answerdesk.MessageStringFields() {
+		if v, ok := req.Strings[name]; ok {
+			cols, args = append(cols, name), append(args, v)
+		}
+	}
+	var m *answerdesk.Message
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("insert message: %w", err)
+		}
+		id, _ := res.LastInsertId()
+		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// update applies set (an UPDATE's SET and WHERE tail, given the message id as its last
+// argument) to a visible message and returns the message as it is afterwards.
+func (s *MessageService) update(ctx context.Context, c *answerdesk.Caller, idOrUUID, set string, args ...any) (*answerdesk.Message, error) {
+	var m *answerdesk.Message
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		cur, err := s.find(ctx, tx, c, idOrUUID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET `+set, append(args, cur.ID)...); err != nil {
+			return fmt.Errorf("update message %d: %w", cur.ID, err)
+		}
+		m, err = s.find(ctx, tx, c, strconv.FormatInt(cur.ID, 10))
+		return err
+	})
+	return m, err
+}
+
+// AcknowledgeMessage marks the message acknowledged and clears its next escalation.
+// Acknowledging again changes nothing.
+func (s *MessageService) AcknowledgeMessage(ctx context.Context, c *answerdesk.Caller, idOrUUID string) (*answerdesk.Message, error) {
+	now := s.db.now().UnixMilli()
+	return s.update(ctx, c, idOrUUID, `status = ?, acknowledged_at = ?, next_escalation_at = NULL, updated_at = ?
+		WHERE id = ? AND status != 'acknowledged'`, answerdesk.StatusAcknowledged, now, now)
+}
+
+// SetMessageRead sets the read flag; setting it to what it is changes nothing.
+func (s *MessageService) SetMessageRead(ctx context.Context, c *answerdesk.Caller, idOrUUID string, read bool) (*answerdesk.Message, error) {
+	return s.update(ctx, c, idOrUUID, `read = ?, updated_at = ? WHERE read != ? AND id = ?`, read, s.db.now().UnixMilli(), read)
+}

@@ -1,0 +1,254 @@
+package store
+
+import (
+	"context"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// UserService implements answerdesk.UserService.
+type UserService struct{ db *DB }
+
+// NewUserService returns the user service over db.
+func NewUserService(db *DB) *UserService { return &UserService{db: db} }
+
+var _ answerdesk.UserService = (*UserService)(nil)
+
+// dummyHash is compared against when an email is unknown, so a sign-in takes as long for an
+// unknown user as for a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("answerdesk-timing-equaliser"), bcrypt.DefaultCost)
+
+// CreateUser creates a user with a bcrypt password hash and its account memberships.
+func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) (*answerdesk.User, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.DefaultCost)
+	if err != nil {
+		return nil, fmt.Errorf("hash password: %w", err)
+	}
+	now := s.db.now()
+	user := &answerdesk.User{Email: u.Email, Admin: u.Admin, CreatedAt: answerdesk.NewTime(now)}
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO users (email, password_hash, admin, created_at) VALUES (?, ?, ?, ?)`,
+			u.Email, string(hash), u.Admin, now.UnixMilli())
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return &answerdesk.Error{Code: answerdesk.ECONFLICT, Message: "a user with that email exists", Fields: []answerdesk.FieldError{{Field: "email", Message: "is taken"}}}
+			}
+			return fmt.Errorf("insert user: %w", err)
+		}
+		user.ID, _ = res.LastInsertId()
+		for _, num := range u.AccountNumbers {
+			var accountID int64
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, num).Scan(&accountID); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "unknown account " + num, Fields: []answerdesk.FieldError{{Field: "account", Message: "no account has number " + num}}}
+				}
+				return fmt.Errorf("find account %s: %w", num, err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memberships (user_id, account_id) VALUES (?, ?)`, user.ID, accountID); err != nil {
+				return fmt.Errorf("add membership: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return user, nil
+}
+
+// FindUserByEmail returns the user with the email, or ENOTFOUND.
+func (s *UserService) FindUserByEmail(ctx context.Context, email string) (*answerdesk.User, error) {
+	u, _, err := s.findByEmail(ctx, email)
+	return u, err
+}
+
+func (s *UserService) findByEmail(ctx context.Context, email string) (*answerdesk.User, string, error) {
+	var u answerdesk.User
+	var hash string
+	var created int64
+	err := s.db.read.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash FROM users WHERE email = ?`,
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user with email %s", email)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("find user %s: %w", email, err)
+	}
+	u.CreatedAt = fromMS(created)
+	return &u, hash, nil
+}
+
+// CheckPassword returns the user when the password matches; the comparison costs the same
+// whether or not the email exists.
+func (s *UserService) CheckPassword(ctx context.Context, email, password string) (*answerdesk.User, error) {
+	u, hash, err := s.findByEmail(ctx, email)
+	if err != nil && answerdesk.ErrorCode(err) != answerdesk.ENOTFOUND {
+		return nil, err
+	}
+	if u == nil {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
+	}
+	return u, nil
+}
+
+// TokenService implements answerdesk.TokenService.
+type TokenService struct{ db *DB }
+
+// NewTokenService returns the token service over db.
+func NewTokenService(db *DB) *TokenService { return &TokenService{db: db} }
+
+var _ answerdesk.TokenService = (*TokenService)(nil)
+
+// CreateToken makes a new token for the user; only its hash is stored.
+func (s *TokenService) CreateToken(ctx context.Context, userID int64, name string) (*answerdesk.Token, string, error) {
+	return s.createToken(ctx, userID, name, answerdesk.NewTokenValue())
+}
+
+// createToken stores a token with a given plain value (the demo seed's fixed token).
+func (s *TokenService) createToken(ctx context.Context, userID int64, name, plain string) (*answerdesk.Token, string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "API token"
+	}
+	if len(name) > 100 {
+		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name too long", Fields: []answerdesk.FieldError{{Field: "name", Message: "must be at most 100 characters"}}}
+	}
+	now := s.db.now()
+	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}
+	res, err := s.db.write.ExecContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`,
+		userID, name, answerdesk.HashToken(plain), t.Prefix, now.UnixMilli())
+	if err != nil {
+		if strings.Contains(err.Error(), "FOREIGN KEY") {
+			return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user %d", userID)
+		}
+		return nil, "", fmt.Errorf("insert token: %w", err)
+	}
+	t.ID, _ = res.LastInsertId()
+	return t, plain, nil
+}
+
+// ListTokens returns the user's tokens (every token when userID is 0), newest first.
+func (s *TokenService) ListTokens(ctx context.Context, userID int64) ([]*answerdesk.Token, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.created_at, t.last_used_at, t.revoked_at
+		FROM api_tokens t JOIN users u ON u.id = t.user_id
+		WHERE ? = 0 OR t.user_id = ? ORDER BY t.created_at DESC, t.id DESC`, userID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []*answerdesk.Token
+	for rows.Next() {
+		var t answerdesk.Token
+		var created int64
+		var used, revoked *int64
+		if err := rows.Scan(&t.ID, &t.UserID, &t.UserEmail, &t.Name, &t.Prefix, &created, &used, &revoked); err != nil {
+			return nil, fmt.Errorf("scan token: %w", err)
+		}
+		t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromMS(created), msPtr(used), msPtr(revoked)
+		out = append(out, &t)
+	}
+	return out, rows.Err()
+}
+
+// RevokeToken revokes the token; when userID is not 0 it must be that user's token.
+func (s *TokenService) RevokeToken(ctx context.Context, userID, tokenID int64) error {
+	res, err := s.db.write.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?)
+		WHERE id = ? AND (? = 0 OR user_id = ?)`, s.db.now().UnixMilli(), tokenID, userID, userID)
+	if err != nil {
+		return fmt.Errorf("revoke token %d: %w", tokenID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return answerdesk.Errorf(answerdesk.ENOTFOUND, "no token %d", tokenID)
+	}
+	return nil
+}
+
+// lastUsedGranularity bounds how often last_used_at is written: a busy integration would
+// otherwise turn every read into a write.
+const lastUsedGranularity = time.Minute
+
+// AuthenticateToken returns the caller of a plain token, or EUNAUTHORIZED.
+func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*answerdesk.Caller, error) {
+	unauthorized := answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "missing or invalid bearer token")
+	if !answerdesk.ValidTokenFormat(plain) {
+		return nil, unauthorized
+	}
+	hash := answerdesk.HashToken(plain)
+	var (
+		c         answerdesk.Caller
+		stored    []byte
+		lastUsed  *int64
+		revokedAt *int64
+	)
+	err := s.db.read.QueryRowContext(ctx, `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin
+		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
+		Scan(&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, unauthorized
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash) != 1 || revokedAt != nil {
+		return nil, unauthorized
+	}
+	if c.AccountIDs, err = s.db.memberships(ctx, c.UserID); err != nil {
+		return nil, err
+	}
+	c.Scopes = answerdesk.AllScopes
+	now := s.db.now()
+	if lastUsed == nil || now.Sub(time.UnixMilli(*lastUsed)) >= lastUsedGranularity {
+		if _, err := s.db.write.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, now.UnixMilli(), c.TokenID); err != nil {
+			return nil, fmt.Errorf("record token use: %w", err)
+		}
+	}
+	return &c, nil
+}
+
+// memberships returns the ids of the accounts the user is a member of.
+func (db *DB) memberships(ctx context.Context, userID int64) ([]int64, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT account_id FROM memberships WHERE user_id = ? ORDER BY account_id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("load memberships of user %d: %w", userID, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("scan membership: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// CallerForUser returns the caller a signed-in user stands for, with the given scopes.
+func (db *DB) CallerForUser(ctx context.Context, userID int64, scopes []string) (*answerdesk.Caller, error) {
+	c := answerdesk.Caller{UserID: userID, Scopes: scopes}
+	err := db.read.QueryRowContext(ctx, `SELECT email, admin FROM users WHERE id = ?`, userID).Scan(&c.Email, &c.Admin)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "the user no longer exists")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user %d: %w", userID, err)
+	}
+	if c.AccountIDs, err = db.memberships(ctx, userID); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

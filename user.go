@@ -1,0 +1,118 @@
+package answerdesk
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/mail"
+	"strings"
+)
+
+// Account is a customer account of the answering service.
+type Account struct {
+	ID       int64  `json:"id"`
+	Number   string `json:"number"`
+	Name     string `json:"name"`
+	TimeZone string `json:"time_zone"`
+}
+
+// User is a person who signs in and owns API tokens.
+type User struct {
+	ID        int64  `json:"id"`
+	Email     string `json:"email"`
+	Admin     bool   `json:"admin"`
+	CreatedAt Time   `json:"created_at"`
+}
+
+// UserCreate is a request to create a user.
+type UserCreate struct {
+	Email          string
+	Password       string
+	Admin          bool
+	AccountNumbers []string
+}
+
+// MinPasswordLength is the shortest password a user may set.
+const MinPasswordLength = 8
+
+// Validate checks the email and password.
+func (u *UserCreate) Validate() error {
+	var v ValidationErrors
+	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
+	if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email {
+		v.Add("email", "must be an email address")
+	}
+	if len(u.Password) < MinPasswordLength {
+		v.Add("password", "must be at least 8 characters")
+	}
+	if len(u.Password) > 256 {
+		v.Add("password", "must be at most 256 characters")
+	}
+	return v.Err()
+}
+
+// UserService manages users.
+type UserService interface {
+	CreateUser(ctx context.Context, u *UserCreate) (*User, error)
+	FindUserByEmail(ctx context.Context, email string) (*User, error)
+	// CheckPassword returns the user when email and password match, else EUNAUTHORIZED.
+	CheckPassword(ctx context.Context, email, password string) (*User, error)
+}
+
+// Token is a customer API token. The plain value is shown once, at creation.
+type Token struct {
+	ID         int64  `json:"id"`
+	UserID     int64  `json:"user_id"`
+	UserEmail  string `json:"user_email,omitempty"`
+	Name       string `json:"name"`
+	Prefix     string `json:"prefix"`
+	CreatedAt  Time   `json:"created_at"`
+	LastUsedAt *Time  `json:"last_used_at"`
+	RevokedAt  *Time  `json:"revoked_at"`
+}
+
+// TokenPrefix starts every customer API token.
+const TokenPrefix = "ak_"
+
+// NewTokenValue returns a fresh random token: "ak_" and 43 URL-safe base64 characters.
+func NewTokenValue() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ValidTokenFormat reports whether s looks like a customer API token.
+func ValidTokenFormat(s string) bool {
+	if len(s) != len(TokenPrefix)+43 || !strings.HasPrefix(s, TokenPrefix) {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(s[len(TokenPrefix):])
+	return err == nil
+}
+
+// HashToken is the SHA-256 of a token, the only form stored.
+func HashToken(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// TokenDisplayPrefix is the part of a token shown in listings to tell tokens apart.
+func TokenDisplayPrefix(s string) string {
+	if len(s) < len(TokenPrefix)+6 {
+		return s
+	}
+	return s[:len(TokenPrefix)+6]
+}
+
+// TokenService manages customer API tokens and authenticates requests that carry one.
+type TokenService interface {
+	// CreateToken makes a token for the user and returns it with its plain value.
+	CreateToken(ctx context.Context, userID int64, name string) (*Token, string, error)
+	// ListTokens returns the user's tokens, or every token when userID is 0.
+	ListTokens(ctx context.Context, userID int64) ([]*Token, error)
+	// RevokeToken revokes a token; userID 0 revokes any user's token.
+	RevokeToken(ctx context.Context, userID, tokenID int64) error
+	// AuthenticateToken returns the caller a plain token stands for, or EUNAUTHORIZED.
+	AuthenticateToken(ctx context.Context, plain string) (*Caller, error)
+}
