@@ -155,6 +155,9 @@ func TestRoutingErrors(t *testing.T) {
 	if r.Header.Get("X-Request-Id") == "" {
 		t.Fatal("no X-Request-Id")
 	}
+	if r := app.Do(t, "HEAD", "/api/v2/messages", app.Alice.Token, nil); r.Status != 200 || len(r.Body) != 0 {
+		t.Fatalf("HEAD: %d, %d body bytes", r.Status, len(r.Body))
+	}
 }
 
 func TestHealth(t *testing.T) {

@@ -109,7 +109,9 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // JSON for programs: "<" stays "<", not "\u003c"
+	if err := enc.Encode(v); err != nil {
 		slog.Debug("write response", "err", err)
 	}
 }

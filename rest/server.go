@@ -12,6 +12,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 )
 
 // MaxBodyBytes bounds every request body of the customer API.
@@ -44,7 +45,7 @@ func (s *Server) Handler() http.Handler {
 		s.Metrics = NewMetrics()
 	}
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware)
+	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
 	})

@@ -157,14 +157,10 @@ answerdesk demo is ready at %[1]s
     %[2]s
   Admin API token (admin@answerdesk.example):
     %[3]s
-  Sign in at %[1]s/login as owner@acme.example / %[4]s
+  Demo users (password %[4]s): owner@acme.example, owner@birch.example,
+  admin@answerdesk.example
 
-  Try:  curl -H "Authorization: Bearer %[2]s" %[1]s/api/v2/messages?page_size=2
-
-  MCP servers:
-    %[1]s/mcp/public
-    %[1]s/mcp/docs
-    %[1]s/mcp/account
+  Try:  curl -H "Authorization: Bearer %[2]s" "%[1]s/api/v2/messages?page_size=2"
 
 `, baseURL, d.Token, d.AdminToken, d.Password)
 }
