@@ -284,7 +284,7 @@ func TestCreateMessage(t *testing.T) {
 		var got struct{ Data answerdesk.Message }
 		r.JSON(t, &got)
 		m := got.Data
-		if m.AccountID != app.Acme.ID || m.Origin != "API" || m.Status != "new" || m.Content != "Please call Dana back" || *m.CallerID != "+15555550123" || m.UUID == "" || m.Answers["Reason for call"] != "Quote" {
+		if m.AccountID != app.Acme.ID || m.Origin != "API" || m.Status != "new" || m.Content != "Please call Dana back" || *m.CallerID != "+15555550123" || m.UUID == "" || string(m.Answers) != `{"Reason for call":"Quote"}` {
 			t.Fatalf("created %+v", m)
 		}
 		if r := app.Do(t, "GET", fmt.Sprint("/api/v2/messages/", m.ID), app.Alice.Token, nil); r.Status != 200 {

@@ -33,6 +33,7 @@ type DB struct {
 	path  string
 	write *sql.DB
 	read  *sql.DB
+	rd    *stmtReader // reads through cached prepared statements
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -76,6 +77,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
 	}
+	db.rd = newStmtReader(db.read)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
@@ -86,6 +88,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.rd.close()
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 

@@ -59,7 +59,7 @@ func (s *RecordingService) scan(sc scanner) (*answerdesk.CallRecording, error) {
 }
 
 func (s *RecordingService) query(ctx context.Context, query string, args ...any) ([]*answerdesk.CallRecording, error) {
-	rows, err := s.db.read.QueryContext(ctx, query, args...)
+	rows, err := s.db.rd.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list call recordings: %w", err)
 	}
@@ -104,7 +104,7 @@ const recordingFrom = ` FROM call_recordings r JOIN accounts a ON a.id = r.accou
 func (s *RecordingService) FindCallRecordings(ctx context.Context, c *answerdesk.Caller, q answerdesk.RecordingQuery) ([]*answerdesk.CallRecording, answerdesk.PageMeta, error) {
 	where, args := recordingWhere(c, q)
 	var total int
-	if err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM call_recordings WHERE `+where, args...).Scan(&total); err != nil {
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM call_recordings WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, answerdesk.PageMeta{}, fmt.Errorf("count call recordings: %w", err)
 	}
 	if q.Sample {
@@ -135,7 +135,7 @@ func (s *RecordingService) FindCallRecording(ctx context.Context, c *answerdesk.
 		return nil, recordingNotFound(id)
 	}
 	vis, args := visibility(c, "r.account_id")
-	r, err := s.scan(s.db.read.QueryRowContext(ctx, `SELECT `+recordingColumns+recordingFrom+` WHERE r.id = ? AND `+vis, append([]any{n}, args...)...))
+	r, err := s.scan(s.db.rd.QueryRowContext(ctx, `SELECT `+recordingColumns+recordingFrom+` WHERE r.id = ? AND `+vis, append([]any{n}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, recordingNotFound(id)
 	}
@@ -155,7 +155,7 @@ func (s *RecordingService) FindMessageCallRecording(ctx context.Context, c *answ
 	if m.CallID == nil {
 		return nil, notFound
 	}
-	r, err := s.scan(s.db.read.QueryRowContext(ctx, `SELECT `+recordingColumns+recordingFrom+`
+	r, err := s.scan(s.db.rd.QueryRowContext(ctx, `SELECT `+recordingColumns+recordingFrom+`
 		WHERE r.call_id = ? AND r.account_id = ? ORDER BY r.id LIMIT 1`, *m.CallID, m.AccountID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound
@@ -170,7 +170,7 @@ func (s *RecordingService) FindMessageCallRecording(ctx context.Context, c *answ
 func (s *RecordingService) RecordingAudio(ctx context.Context, recordingID int64) (*answerdesk.Audio, error) {
 	a := answerdesk.Audio{RecordingID: recordingID}
 	var created int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT content_type, data, created_at FROM recording_audio WHERE recording_id = ?`, recordingID).
+	err := s.db.rd.QueryRowContext(ctx, `SELECT content_type, data, created_at FROM recording_audio WHERE recording_id = ?`, recordingID).
 		Scan(&a.ContentType, &a.Data, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "recording %d has no audio", recordingID)

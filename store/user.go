@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,7 +78,7 @@ func (s *UserService) findByEmail(ctx context.Context, email string) (*answerdes
 	var u answerdesk.User
 	var hash string
 	var created int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash FROM users WHERE email = ?`,
+	err := s.db.rd.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash FROM users WHERE email = ?`,
 		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user with email %s", email)
@@ -143,7 +145,7 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 
 // ListTokens returns the user's tokens (every token when userID is 0), newest first.
 func (s *TokenService) ListTokens(ctx context.Context, userID int64) ([]*answerdesk.Token, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.created_at, t.last_used_at, t.revoked_at
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.created_at, t.last_used_at, t.revoked_at
 		FROM api_tokens t JOIN users u ON u.id = t.user_id
 		WHERE ? = 0 OR t.user_id = ? ORDER BY t.created_at DESC, t.id DESC`, userID, userID)
 	if err != nil {
@@ -194,9 +196,12 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 		lastUsed  *int64
 		revokedAt *int64
 	)
-	err := s.db.read.QueryRowContext(ctx, `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin
+	var accounts *string
+	// One query for token, user and memberships: this runs on every API request.
+	err := s.db.rd.QueryRowContext(ctx, `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin,
+			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)
 		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
-		Scan(&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin)
+		Scan(&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin, &accounts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized
 	}
@@ -206,8 +211,15 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || revokedAt != nil {
 		return nil, unauthorized
 	}
-	if c.AccountIDs, err = s.db.memberships(ctx, c.UserID); err != nil {
-		return nil, err
+	if accounts != nil {
+		for _, f := range strings.Split(*accounts, ",") {
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("parse memberships %q: %w", *accounts, err)
+			}
+			c.AccountIDs = append(c.AccountIDs, id)
+		}
+		slices.Sort(c.AccountIDs)
 	}
 	c.Scopes = answerdesk.AllScopes
 	now := s.db.now()
@@ -221,7 +233,7 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 
 // memberships returns the ids of the accounts the user is a member of.
 func (db *DB) memberships(ctx context.Context, userID int64) ([]int64, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT account_id FROM memberships WHERE user_id = ? ORDER BY account_id`, userID)
+	rows, err := db.rd.QueryContext(ctx, `SELECT account_id FROM memberships WHERE user_id = ? ORDER BY account_id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("load memberships of user %d: %w", userID, err)
 	}
@@ -240,7 +252,7 @@ func (db *DB) memberships(ctx context.Context, userID int64) ([]int64, error) {
 // CallerForUser returns the caller a signed-in user stands for, with the given scopes.
 func (db *DB) CallerForUser(ctx context.Context, userID int64, scopes []string) (*answerdesk.Caller, error) {
 	c := answerdesk.Caller{UserID: userID, Scopes: scopes}
-	err := db.read.QueryRowContext(ctx, `SELECT email, admin FROM users WHERE id = ?`, userID).Scan(&c.Email, &c.Admin)
+	err := db.rd.QueryRowContext(ctx, `SELECT email, admin FROM users WHERE id = ?`, userID).Scan(&c.Email, &c.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "the user no longer exists")
 	}
