@@ -1,0 +1,277 @@
+package answerdesk
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/teambition/rrule-go"
+)
+
+// Schedule rules and frequencies of To Dos (CONTRACT §1.6).
+const (
+	ScheduleImmediately = "immediately"
+	ScheduleToday       = "today"
+	FrequencyDaily      = "daily"
+	FrequencyWeekly     = "weekly"
+	FrequencyMonthly    = "monthly"
+)
+
+// DefaultTimeZone is the time zone of an account that names none.
+const DefaultTimeZone = "America/New_York"
+
+// Clock is a wall-clock time of day.
+type Clock struct{ Hour, Minute int }
+
+// ParseClock parses "HH:MM" (or "H:MM") from 00:00 to 23:59.
+func ParseClock(s string) (Clock, error) {
+	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
+	hour, err1 := strconv.Atoi(h)
+	minute, err2 := strconv.Atoi(m)
+	if !ok || err1 != nil || err2 != nil || len(h) < 1 || len(h) > 2 || len(m) != 2 || hour < 0 || hour > 23 || minute < 0 || minute > 59 {
+		return Clock{}, fmt.Errorf("%q is not a time HH:MM", s)
+	}
+	return Clock{hour, minute}, nil
+}
+
+func (c Clock) String() string { return fmt.Sprintf("%02d:%02d", c.Hour, c.Minute) }
+
+// MaxSkippedRecorded bounds how many missed occurrences are recorded one by one after a
+// long outage; the rest are counted.
+const MaxSkippedRecorded = 100
+
+// Plan is a validated schedule that computes its occurrences. Its Rule is what is stored
+// and shown as schedule.rule; PlanFromRule rebuilds the same Plan from it.
+type Plan struct {
+	Rule  map[string]any
+	Times []string
+
+	kind  string
+	start time.Time   // the first instant the plan may fire (creation)
+	at    []time.Time // fixed occurrences (immediately, today), ascending
+	rules []*rrule.RRule
+}
+
+// NewPlan validates a schedule input against the account's time zone and the current time,
+// and returns its plan. Field errors are named schedule.<field>.
+func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error) {
+	var v ValidationErrors
+	p := &Plan{kind: in.Rule, start: now.Truncate(time.Millisecond), Times: in.Times}
+	if p.Times == nil {
+		p.Times = []string{}
+	}
+	switch in.Rule {
+	case ScheduleImmediately:
+		p.at = []time.Time{p.start}
+		p.Rule = map[string]any{"rule": ScheduleImmediately, "tz": loc.String()}
+	case ScheduleToday:
+		local := now.In(loc)
+		for _, s := range in.Times {
+			c, err := ParseClock(s)
+			if err != nil {
+				v.Add("schedule.times", err.Error())
+				continue
+			}
+			t := time.Date(local.Year(), local.Month(), local.Day(), c.Hour, c.Minute, 0, 0, loc)
+			if !t.After(now) {
+				v.Add("schedule.times", fmt.Sprintf("%s has already passed today in %s (it is %s there)", s, loc, local.Format("15:04")))
+				continue
+			}
+			p.at = append(p.at, t)
+		}
+		slices.SortFunc(p.at, func(a, b time.Time) int { return a.Compare(b) })
+		p.at = slices.CompactFunc(p.at, func(a, b time.Time) bool { return a.Equal(b) })
+		p.Rule = map[string]any{"rule": ScheduleToday, "tz": loc.String(), "date": local.Format("2006-01-02"), "times": p.Times}
+	case "":
+		interval := 1
+		if in.Interval != nil {
+			interval = *in.Interval
+		}
+		local := now.In(loc)
+		dtstart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+		lines, err := recurrenceRules(in, interval)
+		if err != nil {
+			v.Add("schedule.times", err.Error())
+			break
+		}
+		p.Rule = map[string]any{
+			"rrule": strings.Join(lines, "\n"), "tz": loc.String(), "dtstart": dtstart.Format("2006-01-02T15:04:05"),
+			"frequency": in.Frequency, "interval": interval, "times": p.Times,
+		}
+		if len(in.Weekdays) > 0 {
+			names := make([]string, len(in.Weekdays))
+			for i, d := range in.Weekdays {
+				names[i] = strings.ToLower(d.String())
+			}
+			p.Rule["days"] = names
+		}
+		if len(in.MonthDays) > 0 {
+			p.Rule["days"] = in.MonthDays
+		}
+		if err := p.compile(lines, dtstart, loc); err != nil {
+			return nil, err
+		}
+	default:
+		v.Add("schedule.rule", `must be "immediately" or "today", or left out for a recurring schedule`)
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// recurrenceRules returns the RFC 5545 RRULE values of a recurring schedule: one per
+// distinct minute of its times, since BYHOUR x BYMINUTE would otherwise cross-multiply
+// (09:30 and 17:00 are not 09:00, 09:30, 17:00 and 17:30).
+func recurrenceRules(in ScheduleInput, interval int) ([]string, error) {
+	byMinute := map[int][]int{}
+	var minutes []int
+	for _, s := range in.Times {
+		c, err := ParseClock(s)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := byMinute[c.Minute]; !ok {
+			minutes = append(minutes, c.Minute)
+		}
+		byMinute[c.Minute] = append(byMinute[c.Minute], c.Hour)
+	}
+	slices.Sort(minutes)
+	var lines []string
+	for _, m := range minutes {
+		o := rrule.ROption{Interval: interval, Byminute: []int{m}, Bysecond: []int{0}}
+		hours := byMinute[m]
+		slices.Sort(hours)
+		o.Byhour = slices.Compact(hours)
+		switch in.Frequency {
+		case FrequencyDaily:
+			o.Freq = rrule.DAILY
+		case FrequencyWeekly:
+			o.Freq = rrule.WEEKLY
+			days := slices.Clone(in.Weekdays)
+			slices.Sort(days)
+			for _, d := range days {
+				o.Byweekday = append(o.Byweekday, []rrule.Weekday{rrule.SU, rrule.MO, rrule.TU, rrule.WE, rrule.TH, rrule.FR, rrule.SA}[d])
+			}
+		case FrequencyMonthly:
+			o.Freq = rrule.MONTHLY
+			o.Bymonthday = slices.Sorted(slices.Values(in.MonthDays))
+		default:
+			return nil, fmt.Errorf("unknown frequency %q", in.Frequency)
+		}
+		lines = append(lines, o.RRuleString())
+	}
+	return lines, nil
+}
+
+func (p *Plan) compile(lines []string, dtstart time.Time, loc *time.Location) error {
+	for _, line := range lines {
+		o, err := rrule.StrToROptionInLocation(line, loc)
+		if err != nil {
+			return fmt.Errorf("parse rrule %q: %w", line, err)
+		}
+		o.Dtstart = dtstart
+		r, err := rrule.NewRRule(*o)
+		if err != nil {
+			return fmt.Errorf("build rrule %q: %w", line, err)
+		}
+		p.rules = append(p.rules, r)
+	}
+	return nil
+}
+
+// PlanFromRule rebuilds the plan of a stored schedule rule; start is the To Do's creation.
+func PlanFromRule(rule map[string]any, times []string, start time.Time) (*Plan, error) {
+	str := func(k string) string { s, _ := rule[k].(string); return s }
+	loc, err := time.LoadLocation(str("tz"))
+	if err != nil {
+		return nil, fmt.Errorf("schedule time zone %q: %w", str("tz"), err)
+	}
+	p := &Plan{Rule: rule, Times: times, kind: str("rule"), start: start}
+	switch p.kind {
+	case ScheduleImmediately:
+		p.at = []time.Time{start}
+	case ScheduleToday:
+		day, err := time.ParseInLocation("2006-01-02", str("date"), loc)
+		if err != nil {
+			return nil, fmt.Errorf("schedule date: %w", err)
+		}
+		for _, s := range times {
+			c, err := ParseClock(s)
+			if err != nil {
+				return nil, err
+			}
+			p.at = append(p.at, time.Date(day.Year(), day.Month(), day.Day(), c.Hour, c.Minute, 0, 0, loc))
+		}
+		slices.SortFunc(p.at, func(a, b time.Time) int { return a.Compare(b) })
+	case "":
+		dtstart, err := time.ParseInLocation("2006-01-02T15:04:05", str("dtstart"), loc)
+		if err != nil {
+			return nil, fmt.Errorf("schedule dtstart: %w", err)
+		}
+		if err := p.compile(strings.Split(str("rrule"), "\n"), dtstart, loc); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown schedule rule %q", p.kind)
+	}
+	return p, nil
+}
+
+// First returns the plan's first occurrence, or false when it has none.
+func (p *Plan) First() (time.Time, bool) {
+	return p.next(p.start, true)
+}
+
+// Next returns the first occurrence strictly after t, or false when there is none.
+func (p *Plan) Next(t time.Time) (time.Time, bool) {
+	return p.next(t, false)
+}
+
+func (p *Plan) next(t time.Time, inclusive bool) (time.Time, bool) {
+	if p.rules == nil {
+		for _, at := range p.at {
+			if at.After(t) || (inclusive && at.Equal(t)) {
+				return at, true
+			}
+		}
+		return time.Time{}, false
+	}
+	var best time.Time
+	for _, r := range p.rules {
+		at := r.After(t, inclusive)
+		if !at.IsZero() && (best.IsZero() || at.Before(best)) {
+			best = at
+		}
+	}
+	return best, !best.IsZero()
+}
+
+// Due splits the occurrences from next (an occurrence not yet sent) up to now: the latest
+// one is due and the earlier ones were missed. Missed occurrences are returned up to
+// MaxSkippedRecorded (oldest first) with their total count.
+func (p *Plan) Due(next, now time.Time) (due time.Time, skipped []time.Time, skippedCount int) {
+	due = next
+	var between []time.Time
+	if p.rules == nil {
+		for _, at := range p.at {
+			if !at.Before(next) && !at.After(now) {
+				between = append(between, at)
+			}
+		}
+	} else {
+		for _, r := range p.rules {
+			between = append(between, r.Between(next, now, true)...)
+		}
+		slices.SortFunc(between, func(a, b time.Time) int { return a.Compare(b) })
+		between = slices.CompactFunc(between, func(a, b time.Time) bool { return a.Equal(b) })
+	}
+	if len(between) == 0 {
+		return due, nil, 0
+	}
+	due = between[len(between)-1]
+	missed := between[:len(between)-1]
+	return due, missed[:min(len(missed), MaxSkippedRecorded)], len(missed)
+}

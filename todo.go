@@ -1,0 +1,436 @@
+package answerdesk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// To Do delivery types.
+const (
+	DeliverySMS            = "sms"
+	DeliveryEmail          = "email"
+	DeliveryCall           = "call"
+	DeliveryAIOutboundCall = "ai_outbound_call"
+)
+
+// DeliveryTypes lists every delivery type.
+var DeliveryTypes = []string{DeliverySMS, DeliveryEmail, DeliveryCall, DeliveryAIOutboundCall}
+
+// FeatureAIOutboundCall is the --feature name that enables ai_outbound_call To Dos.
+const FeatureAIOutboundCall = "ai-outbound-call"
+
+// ToDo is a scheduled outbound task (SERVICE.md §2.3, CONTRACT §1.6).
+type ToDo struct {
+	ID                            int64         `json:"id"`
+	AccountNumber                 string        `json:"account_number"`
+	Name                          string        `json:"name"`
+	PhoneID                       *int64        `json:"phone_id"`
+	DeliveryType                  string        `json:"delivery_type"`
+	Contact                       *string       `json:"contact"`
+	MessageText                   *string       `json:"message_text"`
+	Instructions                  *string       `json:"instructions"`
+	From                          *string       `json:"from"`
+	FromEmail                     *string       `json:"from_email"`
+	SenderName                    *string       `json:"sender_name"`
+	Subject                       *string       `json:"subject"`
+	ProviderAuthenticatedDomainID *int64        `json:"provider_authenticated_domain_id"`
+	AIAssistantID                 *string       `json:"ai_assistant_id"`
+	Times                         []string      `json:"times"`
+	IsSending                     bool          `json:"is_sending"`
+	CreatedAt                     Time          `json:"created_at"`
+	UpdatedAt                     Time          `json:"updated_at"`
+	Schedule                      ToDoSchedule  `json:"schedule"`
+	LastDelivery                  *LastDelivery `json:"last_delivery"`
+
+	AccountID   int64  `json:"-"`
+	AccountName string `json:"-"`
+	PhoneNumber string `json:"-"` // E.164 number of PhoneID: the caller ID of calls
+}
+
+// Occurrence is one scheduled firing of a To Do, claimed by the scheduler for delivery.
+type Occurrence struct {
+	ID          int64
+	ToDo        *ToDo
+	ScheduledAt time.Time
+	// Key identifies the occurrence across retries and restarts (To Do id and scheduled
+	// time); channels pass it on as an idempotency key where the provider takes one.
+	Key      string
+	Attempts int // attempts made before this one
+}
+
+// ToDoSchedule is the schedule object of a To Do.
+type ToDoSchedule struct {
+	ID                 int64          `json:"id"`
+	SchedulableID      int64          `json:"schedulable_id"`
+	SchedulableType    string         `json:"schedulable_type"`
+	Rule               map[string]any `json:"rule"`
+	Times              []string       `json:"times"`
+	PreviousOccurrence *Time          `json:"previous_occurrence"`
+	NextOccurrence     *Time          `json:"next_occurrence"`
+	CreatedAt          Time           `json:"created_at"`
+	UpdatedAt          Time           `json:"updated_at"`
+}
+
+// Delivery outcomes of a To Do occurrence.
+const (
+	DeliverySent    = "sent"
+	DeliveryFailed  = "failed"
+	DeliverySkipped = "skipped"
+)
+
+// LastDelivery is the outcome of a To Do's latest delivery attempt.
+type LastDelivery struct {
+	Status  string  `json:"status"`
+	Channel string  `json:"channel"`
+	At      Time    `json:"at"`
+	Error   *string `json:"error"`
+}
+
+// ToDo list limits.
+const (
+	DefaultToDoPageSize = 10
+	MaxToDoPageSize     = 100
+)
+
+// ToDoCreate is a parsed request to create a To Do. The checks that need the account (SMS
+// numbers, sending domains, blacklist, assistant, time zone) are the store's.
+type ToDoCreate struct {
+	AccountNumber string
+	DeliveryType  string
+	Name          string
+	Contact       string
+	MessageText   string
+	Instructions  string
+	From          string // leading +1 stripped
+	FromEmail     string // lower case
+	SenderName    string
+	SubjectLine   string
+	Schedule      ScheduleInput
+}
+
+// Length limits of To Do fields.
+const (
+	MaxToDoNameLength     = 200
+	MaxSMSLength          = 1600
+	MaxEmailBodyLength    = 100_000
+	MaxInstructionsLength = 4000
+	MaxSubjectLength      = 998
+)
+
+// ParseToDoCreate reads the flat body of a create request. Every field is type-checked,
+// and every bad field is reported at once; unknown properties are ignored.
+func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
+	var v ValidationErrors
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
+		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+	}
+	str := func(name string, max int) string {
+		b, ok := raw[name]
+		if !ok || string(b) == "null" {
+			return ""
+		}
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			v.Add(name, "must be a string")
+			return ""
+		}
+		if !utf8.ValidString(s) {
+			v.Add(name, "must be valid UTF-8")
+			return ""
+		}
+		if utf8.RuneCountInString(s) > max {
+			v.Add(name, fmt.Sprintf("must be at most %d characters", max))
+			return ""
+		}
+		return strings.TrimSpace(s)
+	}
+	t := &ToDoCreate{
+		AccountNumber: str("account_number", 64),
+		DeliveryType:  strings.ToLower(str("delivery_type", 32)),
+		Name:          str("name", MaxToDoNameLength),
+		Contact:       str("contact", 320),
+		MessageText:   str("message_text", MaxEmailBodyLength),
+		Instructions:  str("instructions", MaxInstructionsLength),
+		From:          str("from", 32),
+		FromEmail:     strings.ToLower(str("from_email", 320)),
+		SenderName:    str("sender_name", 200),
+		SubjectLine:   str("subject", MaxSubjectLength),
+	}
+	if t.AccountNumber == "" && !v.Has("account_number") {
+		v.Add("account_number", "is required")
+	}
+	switch {
+	case v.Has("delivery_type"):
+	case t.DeliveryType == "":
+		v.Add("delivery_type", "is required: one of "+strings.Join(DeliveryTypes, ", "))
+	case !slices.Contains(DeliveryTypes, t.DeliveryType):
+		v.Add("delivery_type", "must be one of "+strings.Join(DeliveryTypes, ", ")+" (any case)")
+	}
+	required := map[string][]string{
+		DeliverySMS:            {"from", "contact", "message_text"},
+		DeliveryEmail:          {"contact", "message_text", "from_email"},
+		DeliveryCall:           {"instructions"},
+		DeliveryAIOutboundCall: {"contact", "instructions"},
+	}
+	values := map[string]string{"from": t.From, "contact": t.Contact, "message_text": t.MessageText, "from_email": t.FromEmail, "instructions": t.Instructions}
+	for _, f := range required[t.DeliveryType] {
+		if values[f] == "" && !v.Has(f) {
+			v.Add(f, "is required when delivery_type is "+t.DeliveryType)
+		}
+	}
+	switch t.DeliveryType {
+	case DeliverySMS, DeliveryAIOutboundCall, DeliveryCall:
+		if t.Contact != "" {
+			if p, ok := NormalizePhone(t.Contact); ok {
+				t.Contact = p
+			} else if !v.Has("contact") {
+				v.Add("contact", "must be a phone number, e.g. +15555550123")
+			}
+		}
+	case DeliveryEmail:
+		if t.Contact != "" && !v.Has("contact") && !IsEmailAddress(t.Contact) {
+			v.Add("contact", "must be an email address")
+		}
+	}
+	if t.DeliveryType == DeliverySMS {
+		if len(t.MessageText) > MaxSMSLength {
+			v.Add("message_text", fmt.Sprintf("must be at most %d characters for sms", MaxSMSLength))
+		}
+		if t.From != "" {
+			t.From = strings.TrimPrefix(t.From, "+1")
+		}
+	}
+	if t.FromEmail != "" && !v.Has("from_email") && !IsEmailAddress(t.FromEmail) {
+		v.Add("from_email", "must be an email address")
+	}
+	if b, ok := raw["schedule"]; !ok || string(b) == "null" {
+		v.Add("schedule", `is required: {"rule": "immediately"}, {"rule": "today", "times": ["09:30"]} or a recurring schedule`)
+	} else {
+		t.Schedule = parseScheduleInput(&v, b)
+	}
+	return t, v.Err()
+}
+
+// NormalizePhone returns a phone number in E.164 form. Ten digits are taken as a North
+// American number; separators ( ) - . and spaces are allowed.
+func NormalizePhone(s string) (string, bool) {
+	plus := strings.HasPrefix(s, "+")
+	var digits strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits.WriteRune(r)
+		case r == '+' && i == 0:
+		case strings.ContainsRune(" ()-.", r):
+		default:
+			return "", false
+		}
+	}
+	d := digits.String()
+	switch {
+	case !plus && len(d) == 10:
+		return "+1" + d, d[0] >= '2'
+	case !plus && len(d) == 11 && d[0] == '1':
+		return "+" + d, true
+	case plus && len(d) >= 8 && len(d) <= 15 && d[0] != '0':
+		return "+" + d, true
+	}
+	return "", false
+}
+
+// IsEmailAddress reports whether s is a bare email address (no display name).
+func IsEmailAddress(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndex(s, "@")+1:], ".")
+}
+
+// ScheduleInput is the schedule object of a create request.
+type ScheduleInput struct {
+	Rule      string   // "immediately", "today", or "" for recurring
+	Times     []string // HH:MM
+	Frequency string
+	Interval  *int
+	Weekdays  []time.Weekday
+	MonthDays []int
+}
+
+var weekdayNames = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
+}
+
+func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
+	var s ScheduleInput
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		v.Add("schedule", "must be an object")
+		return s
+	}
+	has := func(k string) bool { x, ok := raw[k]; return ok && string(x) != "null" }
+	if has("rule") {
+		if err := json.Unmarshal(raw["rule"], &s.Rule); err != nil {
+			v.Add("schedule.rule", "must be a string")
+		} else if s.Rule = strings.ToLower(strings.TrimSpace(s.Rule)); s.Rule != ScheduleImmediately && s.Rule != ScheduleToday {
+			v.Add("schedule.rule", `must be "immediately" or "today", or left out for a recurring schedule`)
+		}
+	}
+	if has("times") {
+		if err := json.Unmarshal(raw["times"], &s.Times); err != nil {
+			v.Add("schedule.times", `must be a list of times "HH:MM"`)
+		}
+	}
+	if has("frequency") {
+		if err := json.Unmarshal(raw["frequency"], &s.Frequency); err != nil {
+			v.Add("schedule.frequency", "must be a string")
+		}
+		s.Frequency = strings.ToLower(strings.TrimSpace(s.Frequency))
+	}
+	if has("interval") {
+		var n json.Number
+		i, err := int64(0), json.Unmarshal(raw["interval"], &n)
+		if err == nil {
+			i, err = n.Int64()
+		}
+		if err != nil || i < 1 || i > 1000 {
+			v.Add("schedule.interval", "must be an integer from 1 to 1000")
+		} else {
+			iv := int(i)
+			s.Interval = &iv
+		}
+	}
+	var days []json.RawMessage
+	if has("days") {
+		if err := json.Unmarshal(raw["days"], &days); err != nil {
+			v.Add("schedule.days", "must be a list")
+		}
+	}
+	if s.Rule != "" {
+		for _, k := range []string{"frequency", "interval", "days"} {
+			if has(k) {
+				v.Add("schedule."+k, "applies only to recurring schedules (leave out rule)")
+			}
+		}
+	}
+	if s.Rule == "" && !v.Has("schedule.rule") {
+		switch s.Frequency {
+		case FrequencyDaily:
+			if len(days) > 0 {
+				v.Add("schedule.days", "does not apply to daily schedules")
+			}
+		case FrequencyWeekly:
+			for _, d := range days {
+				var name string
+				wd, ok := time.Weekday(0), false
+				if json.Unmarshal(d, &name) == nil {
+					wd, ok = weekdayNames[strings.ToLower(strings.TrimSpace(name))]
+				}
+				if !ok {
+					v.Add("schedule.days", "must be weekday names for weekly schedules (monday ... sunday)")
+					break
+				}
+				if !slices.Contains(s.Weekdays, wd) {
+					s.Weekdays = append(s.Weekdays, wd)
+				}
+			}
+			if len(days) == 0 && !v.Has("schedule.days") {
+				v.Add("schedule.days", `is required for weekly schedules, e.g. ["monday", "wednesday"]`)
+			}
+		case FrequencyMonthly:
+			for _, d := range days {
+				var n int
+				if json.Unmarshal(d, &n) != nil || n < 1 || n > 31 {
+					v.Add("schedule.days", "must be days of the month from 1 to 31 for monthly schedules")
+					break
+				}
+				if !slices.Contains(s.MonthDays, n) {
+					s.MonthDays = append(s.MonthDays, n)
+				}
+			}
+			if len(days) == 0 && !v.Has("schedule.days") {
+				v.Add("schedule.days", "is required for monthly schedules, e.g. [1, 15]")
+			}
+		case "":
+			if !v.Has("schedule.frequency") {
+				v.Add("schedule.frequency", `is required without a rule: "daily", "weekly" or "monthly"`)
+			}
+		default:
+			if !v.Has("schedule.frequency") {
+				v.Add("schedule.frequency", `must be "daily", "weekly" or "monthly"`)
+			}
+		}
+	}
+	if s.Rule != ScheduleImmediately && !v.Has("schedule.times") {
+		if len(s.Times) == 0 {
+			v.Add("schedule.times", `is required: one or more times "HH:MM"`)
+		} else if len(s.Times) > 24 {
+			v.Add("schedule.times", "must have at most 24 times")
+		}
+		for i, t := range s.Times {
+			c, err := ParseClock(t)
+			if err != nil {
+				v.Add("schedule.times", fmt.Sprintf("%q is not a time HH:MM (00:00 to 23:59)", t))
+				break
+			}
+			s.Times[i] = c.String()
+		}
+	}
+	if s.Rule == ScheduleImmediately && len(s.Times) > 0 {
+		v.Add("schedule.times", "does not apply to immediately")
+	}
+	return s
+}
+
+// Attempt outcomes recorded by the scheduler.
+const (
+	AttemptSent    = "sent"
+	AttemptFailed  = "failed"  // permanent, or the last retry
+	AttemptRetry   = "retry"   // transient; the occurrence is tried again at RetryAt
+	AttemptSkipped = "skipped" // missed while the service was down
+)
+
+// AttemptResult is the outcome of one delivery attempt of an occurrence.
+type AttemptResult struct {
+	Occurrence *Occurrence
+	Channel    string
+	Status     string
+	ProviderID string
+	Error      string
+	At         time.Time
+	Duration   time.Duration
+	RetryAt    time.Time // with AttemptRetry
+}
+
+// ToDoQueue is what the scheduler needs from the store. Work lives in the database: a
+// claimed occurrence carries a lease, so a crashed worker's occurrences are taken over when
+// it expires and two schedulers never hold the same one.
+type ToDoQueue interface {
+	// MaterializeDue turns schedules whose next occurrence has come into pending
+	// occurrences, records missed ones as skipped (channelFor names the channel a delivery
+	// type would have used), and advances the schedules. It returns how many it handled.
+	MaterializeDue(ctx context.Context, now time.Time, limit int, channelFor func(deliveryType string) string) (int, error)
+	// ClaimOccurrences leases up to limit occurrences that are due (or whose lease expired).
+	ClaimOccurrences(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*Occurrence, error)
+	// RecordAttempts stores the outcomes and settles the occurrences, in one transaction.
+	RecordAttempts(ctx context.Context, results []AttemptResult) error
+	// ReleaseOccurrences gives back occurrences whose delivery never started or was cut off
+	// before the provider answered, so they are tried again at once.
+	ReleaseOccurrences(ctx context.Context, occs []*Occurrence, now time.Time) error
+}
+
+// ToDoService creates and reads To Dos. Admins see every To Do; other users those of
+// their accounts' phones.
+type ToDoService interface {
+	CreateToDo(ctx context.Context, c *Caller, t *ToDoCreate) (*ToDo, error)
+	FindToDos(ctx context.Context, c *Caller, p Paging) ([]*ToDo, PageMeta, error)
+	FindToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)
+}
