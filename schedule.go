@@ -28,9 +28,12 @@ type Clock struct{ Hour, Minute int }
 // ParseClock parses "HH:MM" (or "H:MM") from 00:00 to 23:59.
 func ParseClock(s string) (Clock, error) {
 	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
+	digits := func(x string) bool {
+		return x != "" && strings.Trim(x, "0123456789") == ""
+	}
 	hour, err1 := strconv.Atoi(h)
 	minute, err2 := strconv.Atoi(m)
-	if !ok || err1 != nil || err2 != nil || len(h) < 1 || len(h) > 2 || len(m) != 2 || hour < 0 || hour > 23 || minute < 0 || minute > 59 {
+	if !ok || !digits(h) || !digits(m) || err1 != nil || err2 != nil || len(h) > 2 || len(m) != 2 || hour > 23 || minute > 59 {
 		return Clock{}, fmt.Errorf("%q is not a time HH:MM", s)
 	}
 	return Clock{hour, minute}, nil
@@ -219,6 +222,9 @@ func PlanFromRule(rule map[string]any, times []string, start time.Time) (*Plan, 
 	}
 	return p, nil
 }
+
+// Start is the first instant the plan may fire: the creation of its To Do.
+func (p *Plan) Start() time.Time { return p.start }
 
 // First returns the plan's first occurrence, or false when it has none.
 func (p *Plan) First() (time.Time, bool) {

@@ -167,6 +167,8 @@ func TestParseToDoCreate(t *testing.T) {
 		{"bad_rule", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"tomorrow"}}`, []string{"schedule.rule"}},
 		{"today_without_times", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today"}}`, []string{"schedule.times"}},
 		{"bad_time", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today","times":["25:00"]}}`, []string{"schedule.times"}},
+		{"signed_time", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today","times":["+9:30"]}}`, []string{"schedule.times"}},
+		{"sms_length_counts_characters", `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"` + strings.Repeat("é", answerdesk.MaxSMSLength+1) + `","schedule":{"rule":"immediately"}}`, []string{"message_text"}},
 		{"recurring_without_frequency", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"times":["09:00"]}}`, []string{"schedule.frequency"}},
 		{"weekly_bad_day", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"weekly","days":["funday"],"times":["09:00"]}}`, []string{"schedule.days"}},
 		{"weekly_without_days", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"weekly","times":["09:00"]}}`, []string{"schedule.days"}},
@@ -183,6 +185,9 @@ func TestParseToDoCreate(t *testing.T) {
 				}
 				if got.DeliveryType == "sms" && (got.Contact != "+15555550123" || got.From != "5550101001") {
 					t.Fatalf("normalisation: contact %q from %q", got.Contact, got.From)
+				}
+				if got.DeliveryType == "call" && (got.From != "" || got.MessageText != "") {
+					t.Fatalf("call keeps fields of other channels: %+v", got)
 				}
 				if got.DeliveryType == "email" && got.FromEmail != "x@acme.example" {
 					t.Fatalf("from_email %q", got.FromEmail)
@@ -203,5 +208,13 @@ func TestParseToDoCreate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSMSLengthCountsCharacters(t *testing.T) {
+	body := `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"` +
+		strings.Repeat("é", answerdesk.MaxSMSLength) + `","schedule":{"rule":"immediately"}}`
+	if _, err := answerdesk.ParseToDoCreate([]byte(body)); err != nil {
+		t.Fatalf("%d two-byte characters rejected: %v", answerdesk.MaxSMSLength, err)
 	}
 }

@@ -200,8 +200,17 @@ func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 			v.Add("contact", "must be an email address")
 		}
 	}
+	// Fields of other channels are dropped, so a To Do never shows a value it does not use.
+	switch t.DeliveryType {
+	case DeliverySMS:
+		t.FromEmail, t.SenderName, t.SubjectLine, t.Instructions = "", "", "", ""
+	case DeliveryEmail:
+		t.From, t.Instructions = "", ""
+	case DeliveryCall, DeliveryAIOutboundCall:
+		t.From, t.FromEmail, t.SenderName, t.SubjectLine, t.MessageText = "", "", "", "", ""
+	}
 	if t.DeliveryType == DeliverySMS {
-		if len(t.MessageText) > MaxSMSLength {
+		if utf8.RuneCountInString(t.MessageText) > MaxSMSLength {
 			v.Add("message_text", fmt.Sprintf("must be at most %d characters for sms", MaxSMSLength))
 		}
 		if t.From != "" {

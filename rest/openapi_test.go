@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/go-chi/chi/v5"
 )
 
@@ -429,6 +431,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"PageMeta":      reflect.TypeFor[answerdesk.PageMeta](),
 		"Error":         reflect.TypeFor[ErrorObject](),
 		"FieldError":    reflect.TypeFor[answerdesk.FieldError](),
+		"ToDo":          reflect.TypeFor[answerdesk.ToDo](),
+		"ToDoSchedule":  reflect.TypeFor[answerdesk.ToDoSchedule](),
+		"LastDelivery":  reflect.TypeFor[answerdesk.LastDelivery](),
 	} {
 		props := oaSchemaProps(doc, name)
 		if props == nil {
@@ -448,7 +453,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		}
 	}
 	// Types without omitempty always encode every property: the schema requires them all.
-	for _, name := range []string{"Message", "CallRecording", "CDR"} {
+	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery"} {
 		s := oaObj(oaObj(oaObj(doc, "components"), "schemas"), name)
 		req, _ := s["required"].([]any)
 		for p := range oaSchemaProps(doc, name) {
@@ -488,6 +493,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/messages/recents", "limit", answerdesk.DefaultRecentLimit, 1, answerdesk.MaxRecentLimit},
 		{"/api/v2/call-recordings", "page_size", answerdesk.DefaultRecordingPageSize, 1, answerdesk.MaxRecordingPageSize},
 		{"/api/v2/call-recordings", "page", 1, 1, 1_000_000},
+		{"/api/v2/to-dos", "page_size", answerdesk.DefaultToDoPageSize, 1, answerdesk.MaxToDoPageSize},
+		{"/api/v2/to-dos", "page", 1, 1, 1_000_000},
 	}
 	for _, l := range limits {
 		s := param(l.path, l.name)
@@ -539,6 +546,198 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	}
 	if got := enum(create["origin"]); !slices.Equal(got, answerdesk.Origins) {
 		t.Errorf("MessageCreate.origin enum %v, want %v", got, answerdesk.Origins)
+	}
+	for _, e := range []struct {
+		schema, prop string
+		want         []string
+	}{
+		{"ToDo", "delivery_type", answerdesk.DeliveryTypes},
+		{"ToDoCreateRequest", "delivery_type", answerdesk.DeliveryTypes},
+		{"LastDelivery", "status", []string{answerdesk.DeliverySent, answerdesk.DeliveryFailed, answerdesk.DeliverySkipped}},
+		{"LastDelivery", "channel", []string{dispatch.ChannelSMTP, dispatch.ChannelTwilio, dispatch.ChannelOutbox}},
+		{"ScheduleInput", "rule", []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday}},
+		{"ScheduleInput", "frequency", []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly}},
+	} {
+		if got := enum(oaSchemaProps(doc, e.schema)[e.prop]); !slices.Equal(got, e.want) {
+			t.Errorf("%s.%s enum %v, want %v", e.schema, e.prop, got, e.want)
+		}
+	}
+}
+
+// toDoFieldErrors parses a To Do create body and returns its field errors by field.
+func toDoFieldErrors(t *testing.T, body map[string]any) map[string][]string {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	_, err = answerdesk.ParseToDoCreate(b)
+	if err == nil {
+		return out
+	}
+	e, ok := err.(*answerdesk.Error)
+	if !ok || e.Code != answerdesk.EINVALID {
+		t.Fatalf("ParseToDoCreate(%s) = %v, want a validation error or nil", b, err)
+	}
+	for _, f := range e.Fields {
+		out[f.Field] = append(out[f.Field], f.Message)
+	}
+	return out
+}
+
+// TestOpenAPIToDoCreateMatchesParser checks ToDoCreateRequest and ScheduleInput against what
+// ParseToDoCreate reads: the properties, the per-channel required ones, and the limits.
+func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schemas := oaObj(oaObj(doc, "components"), "schemas")
+	create := oaSchemaProps(doc, "ToDoCreateRequest")
+
+	// The documented properties are the ones the parser reads: each string property set to
+	// a number is reported on that field.
+	strProps := []string{"account_number", "delivery_type", "name", "contact", "message_text", "instructions",
+		"from", "from_email", "sender_name", "subject"}
+	if got, want := oaKeys(create), slices.Sorted(slices.Values(append(slices.Clone(strProps), "schedule"))); !slices.Equal(got, want) {
+		t.Errorf("ToDoCreateRequest properties %v, want %v", got, want)
+	}
+	for _, p := range strProps {
+		if errs := toDoFieldErrors(t, map[string]any{p: 7}); !slices.Contains(errs[p], "must be a string") {
+			t.Errorf("ParseToDoCreate does not type-check %q (errors %v); is it still a ToDoCreateRequest property?", p, errs)
+		}
+	}
+	if req, _ := schemas["ToDoCreateRequest"].(map[string]any)["required"].([]any); !slices.Equal(req, []any{"account_number", "delivery_type", "schedule"}) {
+		t.Errorf("ToDoCreateRequest required %v, want account_number, delivery_type, schedule", req)
+	}
+
+	// Every maxLength is the parser's limit (a call To Do, so the sms limit on message_text
+	// does not apply).
+	for _, p := range strProps {
+		if _, ok := oaObj(create, p)["enum"]; ok {
+			continue
+		}
+		mx, ok := oaObj(create, p)["maxLength"].(float64)
+		if !ok {
+			t.Errorf("ToDoCreateRequest.%s has no maxLength", p)
+			continue
+		}
+		over := func(n int) bool {
+			errs := toDoFieldErrors(t, map[string]any{"delivery_type": "call", p: strings.Repeat("a", n)})
+			return slices.ContainsFunc(errs[p], func(m string) bool { return strings.HasPrefix(m, "must be at most") })
+		}
+		if over(int(mx)) || !over(int(mx)+1) {
+			t.Errorf("ToDoCreateRequest.%s maxLength %v is not the parser's limit", p, mx)
+		}
+	}
+
+	// allOf holds one if/then per delivery type whose required list is what the parser
+	// demands for that type.
+	documented := map[string][]string{}
+	allOf, _ := schemas["ToDoCreateRequest"].(map[string]any)["allOf"].([]any)
+	for _, c := range allOf {
+		dt, _ := oaObj(oaObj(oaObj(c, "if"), "properties"), "delivery_type")["const"].(string)
+		req, _ := oaObj(c, "then")["required"].([]any)
+		for _, r := range req {
+			documented[dt] = append(documented[dt], r.(string))
+		}
+		slices.Sort(documented[dt])
+	}
+	for _, dt := range answerdesk.DeliveryTypes {
+		errs := toDoFieldErrors(t, map[string]any{"account_number": "1001", "delivery_type": dt, "schedule": map[string]any{"rule": "immediately"}})
+		var want []string
+		for f, msgs := range errs {
+			if slices.Contains(msgs, "is required when delivery_type is "+dt) {
+				want = append(want, f)
+			}
+		}
+		slices.Sort(want)
+		if !slices.Equal(documented[dt], want) {
+			t.Errorf("ToDoCreateRequest allOf requires %v for delivery_type %s, the parser %v", documented[dt], dt, want)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(documented)); !slices.Equal(got, slices.Sorted(slices.Values(answerdesk.DeliveryTypes))) {
+		t.Errorf("ToDoCreateRequest allOf covers delivery types %v, want %v", got, answerdesk.DeliveryTypes)
+	}
+
+	// Schedule limits: interval range and the number of times.
+	sched := oaSchemaProps(doc, "ScheduleInput")
+	if got := oaKeys(sched); !slices.Equal(got, []string{"days", "frequency", "interval", "rule", "times"}) {
+		t.Errorf("ScheduleInput properties %v", got)
+	}
+	schedErrs := func(s map[string]any) map[string][]string {
+		return toDoFieldErrors(t, map[string]any{"schedule": s})
+	}
+	daily := func(extra map[string]any) map[string]any {
+		s := map[string]any{"frequency": "daily", "times": []string{"09:00"}}
+		maps.Copy(s, extra)
+		return s
+	}
+	interval := oaObj(sched, "interval")
+	lo, _ := interval["minimum"].(float64)
+	hi, _ := interval["maximum"].(float64)
+	if len(schedErrs(daily(map[string]any{"interval": lo}))["schedule.interval"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"interval": hi}))["schedule.interval"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"interval": lo - 1}))["schedule.interval"]) == 0 ||
+		len(schedErrs(daily(map[string]any{"interval": hi + 1}))["schedule.interval"]) == 0 {
+		t.Errorf("ScheduleInput.interval minimum %v maximum %v is not the parser's range", lo, hi)
+	}
+	maxTimes, _ := oaObj(sched, "times")["maxItems"].(float64)
+	times := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%02d:%02d", i%24, i/24)
+		}
+		return out
+	}
+	if len(schedErrs(daily(map[string]any{"times": times(int(maxTimes))}))["schedule.times"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"times": times(int(maxTimes) + 1)}))["schedule.times"]) == 0 {
+		t.Errorf("ScheduleInput.times maxItems %v is not the parser's limit", maxTimes)
+	}
+	// days: weekday names for weekly, 1..31 for monthly, as the anyOf documents.
+	var weekdays []string
+	var monthMin, monthMax float64
+	for _, alt := range oaObj(sched, "days")["anyOf"].([]any) {
+		items := oaObj(alt, "items")
+		switch items["type"] {
+		case "string":
+			for _, d := range items["enum"].([]any) {
+				weekdays = append(weekdays, d.(string))
+			}
+		case "integer":
+			monthMin, _ = items["minimum"].(float64)
+			monthMax, _ = items["maximum"].(float64)
+		}
+	}
+	if len(weekdays) != 7 {
+		t.Errorf("ScheduleInput.days documents weekdays %v", weekdays)
+	}
+	weekly := map[string]any{"frequency": "weekly", "days": weekdays, "times": []string{"09:00"}}
+	if errs := schedErrs(weekly)["schedule.days"]; len(errs) > 0 {
+		t.Errorf("weekly days %v: %v", weekdays, errs)
+	}
+	for _, d := range []float64{monthMin, monthMax} {
+		monthly := map[string]any{"frequency": "monthly", "days": []float64{d}, "times": []string{"09:00"}}
+		if errs := schedErrs(monthly)["schedule.days"]; len(errs) > 0 {
+			t.Errorf("monthly days [%v]: %v", d, errs)
+		}
+	}
+	for _, d := range []float64{monthMin - 1, monthMax + 1} {
+		monthly := map[string]any{"frequency": "monthly", "days": []float64{d}, "times": []string{"09:00"}}
+		if errs := schedErrs(monthly)["schedule.days"]; len(errs) == 0 {
+			t.Errorf("monthly days [%v] accepted, outside the documented %v..%v", d, monthMin, monthMax)
+		}
+	}
+
+	// Every request example of createToDo parses without error.
+	op := oaObj(oaObj(oaObj(doc, "paths"), "/api/v2/to-dos"), "post")
+	examples := oaObj(oaObj(oaObj(oaObj(op, "requestBody"), "content"), "application/json"), "examples")
+	if len(examples) == 0 {
+		t.Error("createToDo has no request examples")
+	}
+	for name, ex := range examples {
+		v, _ := ex.(map[string]any)["value"].(map[string]any)
+		if errs := toDoFieldErrors(t, v); len(errs) > 0 {
+			t.Errorf("createToDo example %s does not parse: %v", name, errs)
+		}
 	}
 }
 

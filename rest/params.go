@@ -66,8 +66,8 @@ func (q *query) bool(name string) *bool {
 
 func (q *query) err() error { return q.errs.Err() }
 
-// decodeObject reads the request body as one JSON object of raw members.
-func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
+// readBody reads the whole (size-limited) request body.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -75,6 +75,15 @@ func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
 			return nil, errPayloadTooLarge
 		}
 		return nil, answerdesk.Errorf(answerdesk.EPROCESSING, "could not read the request body")
+	}
+	return body, nil
+}
+
+// decodeObject reads the request body as one JSON object of raw members.
+func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -22,6 +22,7 @@ const MaxBodyBytes = 1 << 20
 type Server struct {
 	Messages   answerdesk.MessageService
 	Recordings answerdesk.CallRecordingService
+	ToDos      answerdesk.ToDoService
 	Tokens     answerdesk.TokenService
 	Signer     *answerdesk.AudioSigner
 	// Ready reports whether the service can take traffic (database reachable, schema current).
@@ -80,6 +81,9 @@ func (s *Server) Handler() http.Handler {
 			r.Patch("/messages/{id}/mark-as-unread", s.markMessageRead(false))
 			r.Get("/call-recordings", s.listCallRecordings)
 			r.Get("/call-recordings/{id}", s.getCallRecording)
+			r.Get("/to-dos", s.listToDos)
+			r.Post("/to-dos", s.createToDo)
+			r.Get("/to-dos/{id}", s.getToDo)
 		})
 	})
 	return r

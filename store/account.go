@@ -69,3 +69,38 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 		return nil
 	})
 }
+
+// AddPhoneNumber gives an account a phone number; SMS-enabled numbers may send SMS To Dos
+// and an attached AI assistant enables AI outbound calls.
+func (db *DB) AddPhoneNumber(ctx context.Context, accountID int64, number string, smsEnabled bool, aiAssistantID string) (int64, error) {
+	var assistant any
+	if aiAssistantID != "" {
+		assistant = aiAssistantID
+	}
+	res, err := db.write.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?)`,
+		accountID, number, smsEnabled, assistant)
+	if err != nil {
+		return 0, fmt.Errorf("add phone number %s: %w", number, err)
+	}
+	return res.LastInsertId()
+}
+
+// AddSendingDomain records an authenticated email-sending domain of an account.
+func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain string) (int64, error) {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?)`,
+		accountID, strings.ToLower(domain), db.now().UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("add sending domain %s: %w", domain, err)
+	}
+	return res.LastInsertId()
+}
+
+// BlacklistEmail forbids an address as a sending address.
+func (db *DB) BlacklistEmail(ctx context.Context, email string) error {
+	_, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (email, created_at) VALUES (?, ?)`,
+		strings.ToLower(email), db.now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("blacklist %s: %w", email, err)
+	}
+	return nil
+}

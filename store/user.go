@@ -16,7 +16,12 @@ import (
 )
 
 // UserService implements answerdesk.UserService.
-type UserService struct{ db *DB }
+type UserService struct {
+	db *DB
+	// Cost is the bcrypt cost of new password hashes; 0 means bcrypt.DefaultCost. Tests
+	// lower it: under the race detector the default costs a second per user.
+	Cost int
+}
 
 // NewUserService returns the user service over db.
 func NewUserService(db *DB) *UserService { return &UserService{db: db} }
@@ -32,7 +37,11 @@ func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) 
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.DefaultCost)
+	cost := s.Cost
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), cost)
 	if err != nil {
 		return nil, fmt.Errorf("hash password: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Clock is a settable clock shared by the store and the signer.
@@ -66,6 +67,7 @@ type App struct {
 	Alice, Bob, Admin User                // member of 1001, member of 1002, admin
 	Messages          *store.MessageService
 	Recordings        *store.RecordingService
+	ToDos             *store.ToDoService
 }
 
 // New starts an App; everything is closed when the test ends.
@@ -84,9 +86,11 @@ func New(t testing.TB) *App {
 	a.Messages = store.NewMessageService(db)
 	a.Signer = &answerdesk.AudioSigner{Key: []byte("test-signing-key-0123456789abcdef"), TTL: 15 * time.Minute, Now: clock.Now}
 	a.Recordings = store.NewRecordingService(db, a.Signer)
+	a.ToDos = store.NewToDoService(db)
 	a.Rest = &rest.Server{
 		Messages:   a.Messages,
 		Recordings: a.Recordings,
+		ToDos:      a.ToDos,
 		Tokens:     store.NewTokenService(db),
 		Signer:     a.Signer,
 		Ready:      db.Ready,
@@ -106,6 +110,21 @@ func New(t testing.TB) *App {
 	if a.Birch, err = db.CreateAccount(ctx, "1002", "Birch Dental", "America/Chicago"); err != nil {
 		t.Fatal(err)
 	}
+	// The numbers, domains and blacklist of the demo data (CONTRACT §6).
+	for _, step := range []func() error{
+		func() error {
+			_, err := db.AddPhoneNumber(ctx, a.Acme.ID, "+15550101001", true, "asst_acme")
+			return err
+		},
+		func() error { _, err := db.AddPhoneNumber(ctx, a.Birch.ID, "+15550101002", true, ""); return err },
+		func() error { _, err := db.AddSendingDomain(ctx, a.Acme.ID, "acme.example"); return err },
+		func() error { _, err := db.AddSendingDomain(ctx, a.Birch.ID, "birch.example"); return err },
+		func() error { return db.BlacklistEmail(ctx, "blocked@acme.example") },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a.Alice = a.NewUser(t, "alice@acme.example", false, "1001")
 	a.Bob = a.NewUser(t, "bob@birch.example", false, "1002")
 	a.Admin = a.NewUser(t, "admin@answerdesk.example", true)
@@ -116,7 +135,9 @@ func New(t testing.TB) *App {
 func (a *App) NewUser(t testing.TB, email string, admin bool, accounts ...string) User {
 	t.Helper()
 	ctx := context.Background()
-	u, err := store.NewUserService(a.DB).CreateUser(ctx, &answerdesk.UserCreate{Email: email, Password: "test-password", Admin: admin, AccountNumbers: accounts})
+	users := store.NewUserService(a.DB)
+	users.Cost = bcrypt.MinCost
+	u, err := users.CreateUser(ctx, &answerdesk.UserCreate{Email: email, Password: "test-password", Admin: admin, AccountNumbers: accounts})
 	if err != nil {
 		t.Fatalf("create user %s: %v", email, err)
 	}
