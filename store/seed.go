@@ -123,6 +123,9 @@ func demoCredentials() *Demo {
 func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 	demo := demoCredentials()
 	if ok, err := demoSeeded(ctx, db.write); err != nil || ok {
+		if err == nil {
+			err = seedToDos(ctx, db, db.now()) // a database seeded before To Dos existed
+		}
 		return demo, err
 	}
 	now := opts.Now
@@ -217,6 +220,9 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
+	}
+	if err := seedToDos(ctx, db, now); err != nil {
+		return nil, fmt.Errorf("seed demo to-dos: %w", err)
 	}
 	return demo, nil
 }

@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,7 +37,12 @@ type serveConfig struct {
 	recordingRetention   time.Duration
 	logFormat            string
 	shutdownTimeout      time.Duration
+	smtp                 dispatch.SMTPConfig
+	twilio               dispatch.TwilioConfig
 }
+
+// knownFeatures are the names --feature accepts.
+var knownFeatures = []string{answerdesk.FeatureAIOutboundCall}
 
 func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -51,6 +58,15 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
+	fs.StringVar(&cfg.smtp.Host, "smtp-host", "", "SMTP server for email To Dos (empty: email goes to the outbox)")
+	fs.IntVar(&cfg.smtp.Port, "smtp-port", 0, "SMTP port (default 587, 465 with --smtp-tls tls, 25 with none)")
+	fs.StringVar(&cfg.smtp.Username, "smtp-username", "", "SMTP user name (turns on SMTP AUTH)")
+	fs.StringVar(&cfg.smtp.Password, "smtp-password", "", "SMTP password (prefer ANSWERDESK_SMTP_PASSWORD)")
+	fs.StringVar(&cfg.smtp.TLS, "smtp-tls", "starttls", "SMTP TLS policy: starttls, opportunistic, tls or none")
+	fs.StringVar(&cfg.twilio.BaseURL, "twilio-base-url", dispatch.DefaultTwilioBaseURL, "base URL of the Twilio-compatible REST API")
+	fs.StringVar(&cfg.twilio.AccountSID, "twilio-account-sid", "", "Twilio account SID for sms and call To Dos (empty: they go to the outbox)")
+	fs.StringVar(&cfg.twilio.AuthToken, "twilio-auth-token", "", "Twilio auth token (prefer ANSWERDESK_TWILIO_AUTH_TOKEN)")
+	fs.StringVar(&cfg.twilio.CallerID, "twilio-caller-id", "", "From number of calls (default: the To Do account's number)")
 	return fs
 }
 
@@ -63,6 +79,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	for _, f := range cfg.features {
+		if !slices.Contains(knownFeatures, f) {
+			return fmt.Errorf("serve: unknown --feature %q (known: %s)", f, strings.Join(knownFeatures, ", "))
+		}
 	}
 	logger := newLogger(stderr, cfg.logFormat)
 
@@ -101,9 +122,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	signer := &answerdesk.AudioSigner{Key: key, BaseURL: cfg.baseURL, TTL: 15 * time.Minute, Now: time.Now}
 	recordings := store.NewRecordingService(db, signer)
+	toDos := store.NewToDoService(db)
+	toDos.AIOutboundCall = slices.Contains(cfg.features, answerdesk.FeatureAIOutboundCall)
+	scheduler, err := newScheduler(cfg, toDos, logger)
+	if err != nil {
+		return err
+	}
+	toDos.OnCreate = scheduler.Wake
 	srv := &rest.Server{
 		Messages:   store.NewMessageService(db),
 		Recordings: recordings,
+		ToDos:      toDos,
 		Tokens:     store.NewTokenService(db),
 		Signer:     signer,
 		Ready:      db.Ready,
@@ -124,6 +153,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	retention := &dispatch.Retention{Service: recordings, AudioAge: cfg.audioRetention, RowAge: cfg.recordingRetention,
 		Interval: time.Hour, Now: time.Now, Logger: logger}
 	workers.Go(func() { retention.Run(workCtx) })
+	workers.Go(func() { scheduler.Run(workCtx) })
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
@@ -147,6 +177,29 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// newScheduler builds the To Do scheduler with a channel per configured provider; without
+// one, deliveries go to the outbox (recorded and logged), so the demo works with nothing set up.
+func newScheduler(cfg serveConfig, queue answerdesk.ToDoQueue, logger *slog.Logger) (*dispatch.Scheduler, error) {
+	s := &dispatch.Scheduler{Queue: queue, Outbox: dispatch.NewOutboxChannel(logger), Logger: logger}
+	if cfg.smtp.Host != "" {
+		ch, err := dispatch.NewSMTPChannel(cfg.smtp)
+		if err != nil {
+			return nil, fmt.Errorf("smtp: %w", err)
+		}
+		s.Email = ch
+		logger.Info("email To Dos go over SMTP", "host", cfg.smtp.Host, "tls", cfg.smtp.TLS)
+	}
+	if cfg.twilio.AccountSID != "" {
+		ch, err := dispatch.NewTwilioChannel(cfg.twilio)
+		if err != nil {
+			return nil, fmt.Errorf("twilio: %w", err)
+		}
+		s.SMS, s.Voice = ch, ch
+		logger.Info("sms and call To Dos go over the Twilio API", "base_url", cfg.twilio.BaseURL)
+	}
+	return s, nil
 }
 
 func printDemo(w io.Writer, baseURL string, d *store.Demo) {
