@@ -31,11 +31,6 @@ var (
 	_ answerdesk.ToDoQueue   = (*ToDoService)(nil)
 )
 
-func fieldError(field, msg string) error {
-	return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter " + field + ": " + msg,
-		Fields: []answerdesk.FieldError{{Field: field, Message: msg}}}
-}
-
 // digits10 is a North American number without +1, the form `from` is compared in.
 func digits10(s string) string {
 	var b strings.Builder
