@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -434,6 +435,13 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"ToDo":          reflect.TypeFor[answerdesk.ToDo](),
 		"ToDoSchedule":  reflect.TypeFor[answerdesk.ToDoSchedule](),
 		"LastDelivery":  reflect.TypeFor[answerdesk.LastDelivery](),
+
+		"OnCallContact":    reflect.TypeFor[answerdesk.OnCallContact](),
+		"DeliveryMethod":   reflect.TypeFor[answerdesk.DeliveryMethod](),
+		"BasicAuthView":    reflect.TypeFor[answerdesk.BasicAuthView](),
+		"PayloadField":     reflect.TypeFor[answerdesk.PayloadField](),
+		"DispatchDelivery": reflect.TypeFor[answerdesk.DispatchDelivery](),
+		"DispatchAttempt":  reflect.TypeFor[answerdesk.DispatchAttempt](),
 	} {
 		props := oaSchemaProps(doc, name)
 		if props == nil {
@@ -453,7 +461,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		}
 	}
 	// Types without omitempty always encode every property: the schema requires them all.
-	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery"} {
+	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery",
+		"OnCallContact", "DeliveryMethod", "BasicAuthView", "PayloadField", "DispatchDelivery", "DispatchAttempt"} {
 		s := oaObj(oaObj(oaObj(doc, "components"), "schemas"), name)
 		req, _ := s["required"].([]any)
 		for p := range oaSchemaProps(doc, name) {
@@ -495,6 +504,10 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/call-recordings", "page", 1, 1, 1_000_000},
 		{"/api/v2/to-dos", "page_size", answerdesk.DefaultToDoPageSize, 1, answerdesk.MaxToDoPageSize},
 		{"/api/v2/to-dos", "page", 1, 1, 1_000_000},
+		{"/api/v2/on-call-contacts", "page_size", defaultContactPageSize, 1, maxContactPageSize},
+		{"/api/v2/on-call-contacts", "page", 1, 1, 1_000_000},
+		{"/api/v2/dispatch-deliveries", "page_size", deliveryPageSize(t, nil), 1, 200},
+		{"/api/v2/dispatch-deliveries", "page", 1, 1, 1_000_000},
 	}
 	for _, l := range limits {
 		s := param(l.path, l.name)
@@ -518,6 +531,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/messages", "origin"}, {"/api/v2/messages", "status"}, {"/api/v2/messages", "read"},
 		{"/api/v2/call-recordings", "account_id"}, {"/api/v2/call-recordings", "skill_name"},
 		{"/api/v2/call-recordings", "sample"},
+		{"/api/v2/dispatch-deliveries", "message_id"}, {"/api/v2/dispatch-deliveries", "status"},
 	} {
 		param(p[0], p[1])
 	}
@@ -557,11 +571,32 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"LastDelivery", "channel", []string{dispatch.ChannelSMTP, dispatch.ChannelTwilio, dispatch.ChannelOutbox}},
 		{"ScheduleInput", "rule", []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday}},
 		{"ScheduleInput", "frequency", []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly}},
+		{"DeliveryMethod", "type", []string{answerdesk.DeliveryMethodExternalAPI}},
+		{"DeliveryMethodInput", "type", []string{answerdesk.DeliveryMethodExternalAPI}},
+		{"DeliveryMethod", "payload_type", []string{answerdesk.PayloadJSON, answerdesk.PayloadForm}},
+		{"DeliveryMethodInput", "payload_type", []string{answerdesk.PayloadJSON, answerdesk.PayloadForm}},
+		{"DispatchDelivery", "status", dispatchStatuses},
 	} {
 		if got := enum(oaSchemaProps(doc, e.schema)[e.prop]); !slices.Equal(got, e.want) {
 			t.Errorf("%s.%s enum %v, want %v", e.schema, e.prop, got, e.want)
 		}
 	}
+	if got := enum(param("/api/v2/dispatch-deliveries", "status")); !slices.Equal(got, dispatchStatuses) {
+		t.Errorf("GET /api/v2/dispatch-deliveries status enum %v, want %v", got, dispatchStatuses)
+	}
+}
+
+var dispatchStatuses = []string{answerdesk.DispatchPending, answerdesk.DispatchDelivered, answerdesk.DispatchFailed}
+
+// deliveryPageSize returns the page size DeliveryFilter.Validate settles on for page_size
+// size (nil: absent), or 0 when it refuses it.
+func deliveryPageSize(t *testing.T, size *int) float64 {
+	t.Helper()
+	q, err := answerdesk.DeliveryFilter{PageSize: size}.Validate()
+	if err != nil {
+		return 0
+	}
+	return float64(q.PageSize)
 }
 
 // toDoFieldErrors parses a To Do create body and returns its field errors by field.
@@ -737,6 +772,389 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 		v, _ := ex.(map[string]any)["value"].(map[string]any)
 		if errs := toDoFieldErrors(t, v); len(errs) > 0 {
 			t.Errorf("createToDo example %s does not parse: %v", name, errs)
+		}
+	}
+}
+
+// contactFieldErrors parses an on-call contact create body and returns its field errors by
+// field, and the parsed request when it is valid.
+func contactFieldErrors(t *testing.T, body any) (map[string][]string, *answerdesk.OnCallContactCreate) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	c, err := answerdesk.ParseOnCallContactCreate(b)
+	if err == nil {
+		return out, c
+	}
+	e, ok := err.(*answerdesk.Error)
+	if !ok || e.Code != answerdesk.EINVALID {
+		t.Fatalf("ParseOnCallContactCreate(%s) = %v, want a validation error or nil", b, err)
+	}
+	for _, f := range e.Fields {
+		out[f.Field] = append(out[f.Field], f.Message)
+	}
+	return out, nil
+}
+
+// TestOpenAPIOnCallContactsMatchParser checks OnCallContactCreateRequest, DeliveryMethodInput
+// and PayloadField against what ParseOnCallContactCreate reads and accepts, the write-only
+// secrets, the examples, the merge variables the descriptions name, and the delivery filter.
+func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schemas := oaObj(oaObj(doc, "components"), "schemas")
+	create := oaSchemaProps(doc, "OnCallContactCreateRequest")
+	input := oaSchemaProps(doc, "DeliveryMethodInput")
+	field := oaSchemaProps(doc, "PayloadField")
+	num := func(m map[string]any, k string) int {
+		f, ok := m[k].(float64)
+		if !ok {
+			t.Errorf("schema %v has no %s", m, k)
+		}
+		return int(f)
+	}
+	required := func(name string) []string {
+		var out []string
+		req, _ := oaObj(schemas, name)["required"].([]any)
+		for _, r := range req {
+			out = append(out, r.(string))
+		}
+		slices.Sort(out)
+		return out
+	}
+	// method returns a valid delivery method with extra properties set; contact wraps methods in
+	// a valid body.
+	method := func(extra map[string]any) map[string]any {
+		m := map[string]any{"url": "https://hooks.example.com/in", "data": []any{map[string]any{"field": "text", "value": "{{message.content}}"}}}
+		maps.Copy(m, extra)
+		return m
+	}
+	contact := func(extra map[string]any, methods ...map[string]any) map[string]any {
+		if len(methods) == 0 {
+			methods = append(methods, method(nil))
+		}
+		b := map[string]any{"account_number": "1001", "name": "On call", "delivery_methods": methods}
+		maps.Copy(b, extra)
+		return b
+	}
+	valid := func(body any) bool {
+		errs, _ := contactFieldErrors(t, body)
+		return len(errs) == 0
+	}
+
+	// Properties and required ones: an empty body reports exactly the required properties,
+	// and each documented property is type-checked.
+	if got := oaKeys(create); !slices.Equal(got, []string{"account_number", "delivery_methods", "escalate_after_minutes", "escalation_level", "name"}) {
+		t.Errorf("OnCallContactCreateRequest properties %v", got)
+	}
+	errs, _ := contactFieldErrors(t, map[string]any{})
+	if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, required("OnCallContactCreateRequest")) {
+		t.Errorf("OnCallContactCreateRequest required %v, the parser requires %v", required("OnCallContactCreateRequest"), got)
+	}
+	for p, wrong := range map[string]any{"account_number": 7, "name": 7, "escalation_level": "x", "escalate_after_minutes": "x", "delivery_methods": "x"} {
+		if errs, _ := contactFieldErrors(t, map[string]any{p: wrong}); len(errs[p]) == 0 {
+			t.Errorf("ParseOnCallContactCreate does not type-check %q (errors %v); is it still a property?", p, errs)
+		}
+	}
+	if got := oaKeys(input); !slices.Equal(got, []string{"basic_auth", "data", "headers", "payload_type", "signing_secret", "type", "url"}) {
+		t.Errorf("DeliveryMethodInput properties %v", got)
+	}
+	errs, _ = contactFieldErrors(t, contact(nil, map[string]any{}))
+	var reqd []string
+	for f := range errs {
+		if p, ok := strings.CutPrefix(f, "delivery_methods[0]."); ok && slices.ContainsFunc(errs[f], func(m string) bool { return strings.HasPrefix(m, "is required") }) {
+			reqd = append(reqd, p)
+		}
+	}
+	slices.Sort(reqd)
+	if !slices.Equal(reqd, required("DeliveryMethodInput")) {
+		t.Errorf("DeliveryMethodInput required %v, the parser requires %v", required("DeliveryMethodInput"), reqd)
+	}
+
+	// Defaults.
+	if _, c := contactFieldErrors(t, contact(nil)); c == nil {
+		t.Fatal("the minimal contact does not parse")
+	} else {
+		if d := oaObj(create, "escalation_level")["default"]; d != float64(c.EscalationLevel) {
+			t.Errorf("escalation_level default %v, the parser's %d", d, c.EscalationLevel)
+		}
+		if d := oaObj(create, "escalate_after_minutes")["default"]; d != float64(c.EscalateAfterMinutes) {
+			t.Errorf("escalate_after_minutes default %v, the parser's %d", d, c.EscalateAfterMinutes)
+		}
+		if d := oaObj(input, "payload_type")["default"]; d != c.Methods[0].PayloadType {
+			t.Errorf("payload_type default %v, the parser's %s", d, c.Methods[0].PayloadType)
+		}
+		if d := oaObj(input, "type")["default"]; d != c.Methods[0].Type {
+			t.Errorf("type default %v, the parser's %s", d, c.Methods[0].Type)
+		}
+	}
+
+	// Integer ranges.
+	for _, p := range []string{"escalation_level", "escalate_after_minutes"} {
+		lo, hi := num(oaObj(create, p), "minimum"), num(oaObj(create, p), "maximum")
+		if !valid(contact(map[string]any{p: lo})) || !valid(contact(map[string]any{p: hi})) ||
+			valid(contact(map[string]any{p: lo - 1})) || valid(contact(map[string]any{p: hi + 1})) {
+			t.Errorf("OnCallContactCreateRequest.%s minimum %d maximum %d is not the parser's range", p, lo, hi)
+		}
+	}
+	// Counts: delivery methods, data fields, headers.
+	methods := func(n int) []map[string]any {
+		out := make([]map[string]any, n)
+		for i := range out {
+			out[i] = method(nil)
+		}
+		return out
+	}
+	withMethods := func(n int) map[string]any { return contact(map[string]any{"delivery_methods": methods(n)}) }
+	dm := oaObj(create, "delivery_methods")
+	if lo, hi := num(dm, "minItems"), num(dm, "maxItems"); valid(withMethods(lo-1)) || !valid(withMethods(lo)) ||
+		!valid(withMethods(hi)) || valid(withMethods(hi+1)) {
+		t.Errorf("delivery_methods minItems %d maxItems %d are not the parser's limits", lo, hi)
+	}
+	data := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = map[string]any{"field": fmt.Sprint("f", i), "value": "v"}
+		}
+		return out
+	}
+	dd := oaObj(input, "data")
+	if lo, hi := num(dd, "minItems"), num(dd, "maxItems"); valid(contact(nil, method(map[string]any{"data": data(lo - 1)}))) ||
+		!valid(contact(nil, method(map[string]any{"data": data(lo)}))) || !valid(contact(nil, method(map[string]any{"data": data(hi)}))) ||
+		valid(contact(nil, method(map[string]any{"data": data(hi + 1)}))) {
+		t.Errorf("data minItems %d maxItems %d are not the parser's limits", lo, hi)
+	}
+	headers := func(n int) map[string]any {
+		out := map[string]any{}
+		for i := range n {
+			out[fmt.Sprint("X-H", i)] = "v"
+		}
+		return out
+	}
+	hd := oaObj(input, "headers")
+	if hi := num(hd, "maxProperties"); !valid(contact(nil, method(map[string]any{"headers": headers(hi)}))) ||
+		valid(contact(nil, method(map[string]any{"headers": headers(hi + 1)}))) {
+		t.Errorf("headers maxProperties %d is not the parser's limit", hi)
+	}
+	// Lengths (ASCII, so characters and bytes agree).
+	for _, l := range []struct {
+		what   string
+		schema map[string]any
+		body   func(n int) map[string]any
+	}{
+		{"name", oaObj(create, "name"), func(n int) map[string]any { return contact(map[string]any{"name": strings.Repeat("a", n)}) }},
+		{"url", oaObj(input, "url"), func(n int) map[string]any {
+			return contact(nil, method(map[string]any{"url": "https://hooks.example.com/" + strings.Repeat("a", n-len("https://hooks.example.com/"))}))
+		}},
+		{"data[].field", oaObj(field, "field"), func(n int) map[string]any {
+			return contact(nil, method(map[string]any{"data": []any{map[string]any{"field": strings.Repeat("a", n), "value": "v"}}}))
+		}},
+		{"data[].value", oaObj(field, "value"), func(n int) map[string]any {
+			return contact(nil, method(map[string]any{"data": []any{map[string]any{"field": "f", "value": strings.Repeat("a", n)}}}))
+		}},
+		{"header name", oaObj(hd, "propertyNames"), func(n int) map[string]any {
+			return contact(nil, method(map[string]any{"headers": map[string]any{strings.Repeat("a", n): "v"}}))
+		}},
+		{"header value", oaObj(hd, "additionalProperties"), func(n int) map[string]any {
+			return contact(nil, method(map[string]any{"headers": map[string]any{"X-Api-Key": strings.Repeat("a", n)}}))
+		}},
+	} {
+		if mx := num(l.schema, "maxLength"); !valid(l.body(mx)) || valid(l.body(mx+1)) {
+			t.Errorf("%s maxLength %d is not the parser's limit", l.what, mx)
+		}
+	}
+
+	// Payload types are accepted in any case; reserved header names are refused, others not.
+	for _, pt := range []string{"JSON", "FORM", "json", "Form"} {
+		if !valid(contact(nil, method(map[string]any{"payload_type": pt}))) {
+			t.Errorf("payload_type %q refused", pt)
+		}
+	}
+	if valid(contact(nil, method(map[string]any{"payload_type": "XML"}))) {
+		t.Error(`payload_type "XML" accepted`)
+	}
+	names := regexp.MustCompile(oaObj(hd, "propertyNames")["pattern"].(string))
+	reserved, _ := oaObj(oaObj(hd, "propertyNames"), "not")["enum"].([]any)
+	if len(reserved) == 0 {
+		t.Error("DeliveryMethodInput.headers.propertyNames lists no reserved names")
+	}
+	desc, _ := hd["description"].(string)
+	for _, r := range reserved {
+		name := r.(string)
+		for _, n := range []string{name, strings.ToLower(name)} {
+			if valid(contact(nil, method(map[string]any{"headers": map[string]any{n: "v"}}))) {
+				t.Errorf("reserved header %q is accepted by the parser", n)
+			}
+		}
+		if !strings.Contains(desc, name) {
+			t.Errorf("DeliveryMethodInput.headers description does not name reserved header %s", name)
+		}
+	}
+	for _, n := range []string{"X-Api-Key", "Authorization", "Content-Type", "Accept", "x_custom.1~"} {
+		if !names.MatchString(n) || !valid(contact(nil, method(map[string]any{"headers": map[string]any{n: "v"}}))) {
+			t.Errorf("header %q: documented pattern %v, or refused by the parser", n, names)
+		}
+	}
+	for _, n := range []string{"Bad Name", "X:Y", "(x)"} {
+		if names.MatchString(n) || valid(contact(nil, method(map[string]any{"headers": map[string]any{n: "v"}}))) {
+			t.Errorf("header %q: matches the documented pattern, or accepted by the parser", n)
+		}
+	}
+
+	// Basic auth: both or neither.
+	for _, ba := range []map[string]any{{"username": "u"}, {"password": "p"}} {
+		if valid(contact(nil, method(map[string]any{"basic_auth": ba}))) {
+			t.Errorf("basic_auth %v accepted", ba)
+		}
+	}
+	if !valid(contact(nil, method(map[string]any{"basic_auth": map[string]any{"username": "u", "password": "p"}}))) {
+		t.Error("basic_auth with username and password refused")
+	}
+
+	// Signing secrets: whsec_ + base64 of the documented byte range; the schema's lengths
+	// admit every valid one.
+	sec := oaObj(input, "signing_secret")
+	secPattern := regexp.MustCompile(sec["pattern"].(string))
+	secret := func(n int) string { return "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xa5}, n)) }
+	for n := 24; n <= 64; n++ {
+		s := secret(n)
+		if !valid(contact(nil, method(map[string]any{"signing_secret": s}))) {
+			t.Errorf("signing secret of %d bytes refused", n)
+		}
+		if !secPattern.MatchString(s) || len(s) < num(sec, "minLength") || len(s) > num(sec, "maxLength") {
+			t.Errorf("signing secret of %d bytes (%d characters) is outside the documented pattern or lengths", n, len(s))
+		}
+	}
+	for _, s := range []string{secret(23), secret(65), "whsec_not base64", base64.StdEncoding.EncodeToString(make([]byte, 32))} {
+		if valid(contact(nil, method(map[string]any{"signing_secret": s}))) {
+			t.Errorf("signing secret %q accepted", s)
+		}
+	}
+
+	// Secrets are write-only in the request and absent from the responses.
+	for at, s := range map[string]map[string]any{
+		"basic_auth.password":  oaObj(oaObj(input, "basic_auth"), "properties")["password"].(map[string]any),
+		"signing_secret":       sec,
+		"headers (the values)": oaObj(hd, "additionalProperties"),
+	} {
+		if s["writeOnly"] != true {
+			t.Errorf("DeliveryMethodInput.%s is not writeOnly: true", at)
+		}
+	}
+	if got := oaKeys(oaSchemaProps(doc, "BasicAuthView")); !slices.Equal(got, []string{"username"}) {
+		t.Errorf("BasicAuthView properties %v, want only username", got)
+	}
+	if v := oaObj(oaSchemaProps(doc, "DeliveryMethod"), "headers")["additionalProperties"].(map[string]any)["const"]; v != "[write-only]" {
+		t.Errorf("DeliveryMethod.headers values const %v, want [write-only]", v)
+	}
+
+	// Every request example parses; the documented unknown-variable error is the parser's.
+	paths := oaObj(doc, "paths")
+	op := oaObj(oaObj(paths, "/api/v2/on-call-contacts"), "post")
+	examples := oaObj(oaObj(oaObj(oaObj(op, "requestBody"), "content"), "application/json"), "examples")
+	if len(examples) == 0 {
+		t.Error("createOnCallContact has no request examples")
+	}
+	for name, ex := range examples {
+		if errs, _ := contactFieldErrors(t, ex.(map[string]any)["value"]); len(errs) > 0 {
+			t.Errorf("createOnCallContact example %s does not parse: %v", name, errs)
+		}
+	}
+	for i, ex := range oaObj(schemas, "OnCallContactCreateRequest")["examples"].([]any) {
+		if errs, _ := contactFieldErrors(t, ex); len(errs) > 0 {
+			t.Errorf("OnCallContactCreateRequest example %d does not parse: %v", i, errs)
+		}
+	}
+	unprocessable := oaObj(oaObj(oaObj(oaObj(doc, "components"), "responses"), "OnCallContactUnprocessable"), "content")
+	ex := oaObj(oaObj(oaObj(unprocessable, "application/json"), "examples"), "unknownMergeVariable")["value"].(map[string]any)
+	fe := ex["errors"].([]any)[0].(map[string]any)
+	errs, _ = contactFieldErrors(t, contact(nil, method(map[string]any{"data": []any{
+		map[string]any{"field": "a", "value": "{{message.content}}"}, map[string]any{"field": "b", "value": "{{message.caller_name}}"}}})))
+	if got := errs["delivery_methods[0].data[1].value"]; len(got) != 1 || got[0] != fe["message"] || fe["field"] != "delivery_methods[0].data[1].value" {
+		t.Errorf("unknownMergeVariable example %v, the parser reports %v", fe, errs)
+	}
+
+	// Every concrete merge variable the documentation names resolves (error examples aside).
+	mergeVar := regexp.MustCompile(`\{\{([^{}]*)\}\}`)
+	var text []string
+	oaWalk(doc, "#", func(at string, v any) {
+		if s, ok := v.(string); ok && strings.Contains(s, "{{") && !strings.HasPrefix(at, "#/components/responses/") {
+			text = append(text, s)
+		}
+	})
+	seen := 0
+	for _, s := range text {
+		for _, m := range mergeVar.FindAllString(s, -1) {
+			if strings.ContainsAny(m, "<>") || m == "{{variable}}" {
+				continue // a placeholder, not a variable
+			}
+			seen++
+			if u := answerdesk.UnknownMergeVariables(m); u != nil {
+				t.Errorf("the document names merge variable %s, which does not resolve", m)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("the document names no merge variables")
+	}
+
+	// Response examples decode into the Go types with exactly their properties.
+	for name, typ := range map[string]reflect.Type{
+		"OnCallContact":    reflect.TypeFor[answerdesk.OnCallContact](),
+		"DispatchDelivery": reflect.TypeFor[answerdesk.DispatchDelivery](),
+	} {
+		list, _ := oaObj(schemas, name)["examples"].([]any)
+		if len(list) == 0 {
+			t.Errorf("schema %s has no examples", name)
+		}
+		for i, ex := range list {
+			b, _ := json.Marshal(ex)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			v := reflect.New(typ).Interface()
+			if err := dec.Decode(v); err != nil {
+				t.Errorf("schema %s example %d does not decode into %s: %v", name, i, typ, err)
+				continue
+			}
+			if got, want := oaKeys(ex.(map[string]any)), oaJSONNames(typ); !slices.Equal(got, want) {
+				t.Errorf("schema %s example %d has properties %v, want %v", name, i, got, want)
+			}
+		}
+	}
+
+	// The delivery filter: the documented statuses are accepted, the page size limit is the
+	// code's, and message_id is an integer id.
+	for _, st := range dispatchStatuses {
+		if _, err := (answerdesk.DeliveryFilter{Status: st}).Validate(); err != nil {
+			t.Errorf("status %s refused: %v", st, err)
+		}
+	}
+	if _, err := (answerdesk.DeliveryFilter{Status: "sending"}).Validate(); err == nil {
+		t.Error("status sending accepted")
+	}
+	ps := oaObj(oaObj(oaObj(paths, "/api/v2/dispatch-deliveries"), "get")["parameters"].([]any)[3], "schema")
+	mx := int(ps["maximum"].(float64))
+	over := mx + 1
+	if deliveryPageSize(t, &mx) != float64(mx) || deliveryPageSize(t, &over) != 0 {
+		t.Errorf("dispatch-deliveries page_size maximum %d is not the code's limit", mx)
+	}
+	for id, ok := range map[string]bool{"1": true, "4182": true, "0": false, "-3": false, "x": false, "0b9f3c3e-6d0e-4d57-9d5c-2a1f0f5e7a10": false} {
+		if _, err := (answerdesk.DeliveryFilter{MessageID: id}).Validate(); (err == nil) != ok {
+			t.Errorf("message_id %q: error %v", id, err)
+		}
+	}
+
+	// Replaying during an attempt is the documented 409, with the error code the router writes.
+	replay := oaObj(oaObj(paths, "/api/v2/dispatch-deliveries/{id}/replay"), "post")
+	if r := oaDeref(doc, oaObj(replay, "responses")["409"]); r == nil {
+		t.Error("replayDispatchDelivery documents no 409")
+	} else {
+		example := oaObj(oaObj(oaObj(r, "content"), "application/json"), "example")
+		status, code := errorStatus(answerdesk.ECONFLICT)
+		if example["status"] != float64(status) || example["code"] != code || status != http.StatusConflict {
+			t.Errorf("409 example %v, the router answers %d %s", example, status, code)
 		}
 	}
 }

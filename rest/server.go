@@ -23,6 +23,7 @@ type Server struct {
 	Messages   answerdesk.MessageService
 	Recordings answerdesk.CallRecordingService
 	ToDos      answerdesk.ToDoService
+	Dispatch   answerdesk.DispatchService
 	Tokens     answerdesk.TokenService
 	Signer     *answerdesk.AudioSigner
 	// Ready reports whether the service can take traffic (database reachable, schema current).
@@ -84,6 +85,11 @@ func (s *Server) Handler() http.Handler {
 			r.Get("/to-dos", s.listToDos)
 			r.Post("/to-dos", s.createToDo)
 			r.Get("/to-dos/{id}", s.getToDo)
+			r.Get("/on-call-contacts", s.listOnCallContacts)
+			r.Post("/on-call-contacts", s.createOnCallContact)
+			r.Delete("/on-call-contacts/{id}", s.deleteOnCallContact)
+			r.Get("/dispatch-deliveries", s.listDispatchDeliveries)
+			r.Post("/dispatch-deliveries/{id}/replay", s.replayDispatchDelivery)
 		})
 	})
 	return r

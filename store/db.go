@@ -37,6 +37,8 @@ type DB struct {
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// Secrets seals the credentials of delivery methods (set from the key file).
+	Secrets *answerdesk.SecretBox
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies pending

@@ -16,7 +16,12 @@ import (
 )
 
 // MessageService implements answerdesk.MessageService.
-type MessageService struct{ db *DB }
+type MessageService struct {
+	db *DB
+	// OnCreate, when set, is called after a message and its deliveries are stored, so the
+	// dispatcher sends them at once instead of at its next poll.
+	OnCreate func()
+}
 
 // NewMessageService returns the message service over db.
 func NewMessageService(db *DB) *MessageService { return &MessageService{db: db} }
@@ -284,10 +289,22 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		}
 		id, _ := res.LastInsertId()
 		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
+		if err != nil {
+			return err
+		}
+		// The deliveries are written in the message's transaction: a message that exists
+		// has its deliveries, whatever happens to the process next (the outbox pattern).
+		if err := s.db.startDispatch(ctx, tx, m, s.db.now()); err != nil {
+			return err
+		}
+		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.OnCreate != nil {
+		s.OnCreate()
 	}
 	return m, nil
 }

@@ -124,7 +124,7 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 	demo := demoCredentials()
 	if ok, err := demoSeeded(ctx, db.write); err != nil || ok {
 		if err == nil {
-			err = seedToDos(ctx, db, db.now()) // a database seeded before To Dos existed
+			err = seedThroughServices(ctx, db, db.now()) // a database seeded before these existed
 		}
 		return demo, err
 	}
@@ -221,8 +221,8 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
-	if err := seedToDos(ctx, db, now); err != nil {
-		return nil, fmt.Errorf("seed demo to-dos: %w", err)
+	if err := seedThroughServices(ctx, db, now); err != nil {
+		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
 	return demo, nil
 }

@@ -30,6 +30,7 @@ type serveConfig struct {
 	baseURL              string
 	demo                 bool
 	dispatchAllowPrivate bool
+	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
 	signingKeyFile       string
@@ -51,6 +52,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
 	fs.BoolVar(&cfg.dispatchAllowPrivate, "dispatch-allow-private", false, "allow dispatch to loopback and private addresses")
+	fs.DurationVar(&cfg.dispatchLease, "dispatch-lease", time.Minute, "how long a dispatch attempt holds its delivery before another process may take it over")
 	fs.Var(&cfg.features, "feature", "enable a feature (repeatable), e.g. ai-outbound-call")
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
 	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs recording audio links (default: signing.key beside the database)")
@@ -104,14 +106,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 
-	if cfg.demo {
-		demo, err := store.Seed(ctx, db, store.SeedOptions{})
-		if err != nil {
-			return fmt.Errorf("seed demo data: %w", err)
-		}
-		printDemo(stdout, cfg.baseURL, demo)
-	}
-
 	keyFile := cfg.signingKeyFile
 	if keyFile == "" {
 		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
@@ -121,6 +115,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	signer := &answerdesk.AudioSigner{Key: key, BaseURL: cfg.baseURL, TTL: 15 * time.Minute, Now: time.Now}
+	if db.Secrets, err = answerdesk.NewSecretBox(key); err != nil {
+		return err
+	}
+	if cfg.demo {
+		demo, err := store.Seed(ctx, db, store.SeedOptions{})
+		if err != nil {
+			return fmt.Errorf("seed demo data: %w", err)
+		}
+		printDemo(stdout, cfg.baseURL, demo)
+	}
 	recordings := store.NewRecordingService(db, signer)
 	toDos := store.NewToDoService(db)
 	toDos.AIOutboundCall = slices.Contains(cfg.features, answerdesk.FeatureAIOutboundCall)
@@ -129,10 +133,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	toDos.OnCreate = scheduler.Wake
+	if cfg.dispatchAllowPrivate {
+		logger.Warn("dispatch may reach loopback and private addresses (--dispatch-allow-private)")
+	}
+	dispatcher := &dispatch.Dispatcher{Queue: store.NewDispatchService(db), Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
+		Lease: cfg.dispatchLease, Logger: logger}
+	messages := store.NewMessageService(db)
+	messages.OnCreate = dispatcher.Wake
+	dispatchService := store.NewDispatchService(db)
+	dispatchService.OnChange = dispatcher.Wake
 	srv := &rest.Server{
-		Messages:   store.NewMessageService(db),
+		Messages:   messages,
 		Recordings: recordings,
 		ToDos:      toDos,
+		Dispatch:   dispatchService,
 		Tokens:     store.NewTokenService(db),
 		Signer:     signer,
 		Ready:      db.Ready,
@@ -154,6 +168,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Interval: time.Hour, Now: time.Now, Logger: logger}
 	workers.Go(func() { retention.Run(workCtx) })
 	workers.Go(func() { scheduler.Run(workCtx) })
+	workers.Go(func() { dispatcher.Run(workCtx) })
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()

@@ -68,6 +68,7 @@ type App struct {
 	Messages          *store.MessageService
 	Recordings        *store.RecordingService
 	ToDos             *store.ToDoService
+	Dispatch          *store.DispatchService
 }
 
 // New starts an App; everything is closed when the test ends.
@@ -87,10 +88,15 @@ func New(t testing.TB) *App {
 	a.Signer = &answerdesk.AudioSigner{Key: []byte("test-signing-key-0123456789abcdef"), TTL: 15 * time.Minute, Now: clock.Now}
 	a.Recordings = store.NewRecordingService(db, a.Signer)
 	a.ToDos = store.NewToDoService(db)
+	a.Dispatch = store.NewDispatchService(db)
+	if db.Secrets, err = answerdesk.NewSecretBox([]byte("test-key-material-0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
 	a.Rest = &rest.Server{
 		Messages:   a.Messages,
 		Recordings: a.Recordings,
 		ToDos:      a.ToDos,
+		Dispatch:   a.Dispatch,
 		Tokens:     store.NewTokenService(db),
 		Signer:     a.Signer,
 		Ready:      db.Ready,

@@ -34,6 +34,44 @@ var demoToDos = []struct{ owner, body string }{
 	{"owner@birch.example", `{"account_number":"1002","delivery_type":"email","name":"Insurance verification","contact":"billing@birch.example","from_email":"frontdesk@birch.example","subject":"Verify next week's insurance","message_text":"Please verify insurance for next week's new patients before Friday.","schedule":{"frequency":"weekly","days":["thursday"],"times":["10:30"]}}`},
 }
 
+// seedThroughServices creates the demo data that goes through the services' own rules:
+// To Dos and the on-call contact. Each part is skipped when it exists.
+func seedThroughServices(ctx context.Context, db *DB, now time.Time) error {
+	if err := seedToDos(ctx, db, now); err != nil {
+		return err
+	}
+	return seedOnCallContact(ctx, db)
+}
+
+// demoContact is the demo's on-call contact: an external_api method of account 1001 that
+// maps the message onto the fields a receiver would expect.
+const demoContact = `{"account_number": "1001", "name": "Acme dispatch board", "escalation_level": 1,
+	"delivery_methods": [{"type": "external_api", "url": "https://hooks.acme.example/answerdesk/messages", "payload_type": "JSON",
+	"data": [{"field": "message_id", "value": "{{message.id}}"}, {"field": "caller", "value": "{{message.first_name}} {{message.last_name}}"},
+	{"field": "callback", "value": "{{message.answers.Callback number}}"}, {"field": "text", "value": "{{message.content}}"},
+	{"field": "account", "value": "{{account.name}} ({{account.number}})"}]}]}`
+
+func seedOnCallContact(ctx context.Context, db *DB) error {
+	var n int
+	if err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	u, err := NewUserService(db).FindUserByEmail(ctx, "owner@acme.example")
+	if err != nil {
+		return err
+	}
+	c, err := db.CallerForUser(ctx, u.ID, answerdesk.AllScopes)
+	if err != nil {
+		return err
+	}
+	in, err := answerdesk.ParseOnCallContactCreate([]byte(demoContact))
+	if err != nil {
+		return fmt.Errorf("demo on-call contact: %w", err)
+	}
+	_, err = NewDispatchService(db).CreateOnCallContact(ctx, c, in)
+	return err
+}
+
 // seedToDos creates the demo To Dos unless the database already has To Dos.
 func seedToDos(ctx context.Context, db *DB, now time.Time) error {
 	var n int

@@ -1,0 +1,178 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// DefaultDispatchBackoff is the wait before each retry of a delivery (CONTRACT §2); after
+// the last one the delivery is failed and can be replayed.
+var DefaultDispatchBackoff = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute,
+	30 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour}
+
+// Dispatcher pushes messages to customer endpoints. Each tick it escalates messages whose
+// level timed out, leases due deliveries, sends them concurrently and records every
+// attempt. Deliveries live in the database (written with their message), so a crash loses
+// nothing: what was in flight is taken over when its lease expires.
+type Dispatcher struct {
+	Queue  answerdesk.DispatchQueue
+	Client *WebhookClient
+
+	Now     func() time.Time
+	Lease   time.Duration   // default 1 min (the request time-out is 10 s)
+	Poll    time.Duration   // default 1 s
+	Batch   int             // default 100
+	Workers int             // concurrent requests, default 16
+	Backoff []time.Duration // default DefaultDispatchBackoff
+	Logger  *slog.Logger
+
+	wakeOnce sync.Once
+	wake     chan struct{}
+}
+
+func (d *Dispatcher) init() {
+	d.wakeOnce.Do(func() {
+		d.wake = make(chan struct{}, 1)
+		if d.Now == nil {
+			d.Now = time.Now
+		}
+		if d.Lease <= 0 {
+			d.Lease = time.Minute
+		}
+		if d.Poll <= 0 {
+			d.Poll = time.Second
+		}
+		if d.Batch <= 0 {
+			d.Batch = 100
+		}
+		if d.Workers <= 0 {
+			d.Workers = 16
+		}
+		if d.Backoff == nil {
+			d.Backoff = DefaultDispatchBackoff
+		}
+		if d.Logger == nil {
+			d.Logger = slog.Default()
+		}
+	})
+}
+
+// Wake makes Run look for due deliveries now: a new message is pushed at once.
+func (d *Dispatcher) Wake() {
+	d.init()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run dispatches until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	d.init()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-d.wake:
+		}
+		for ctx.Err() == nil {
+			n, err := d.Tick(ctx)
+			if err != nil && ctx.Err() == nil {
+				d.Logger.ErrorContext(ctx, "dispatcher", "err", err)
+			}
+			if err != nil || n < d.Batch {
+				break
+			}
+		}
+		timer.Reset(d.Poll)
+	}
+}
+
+// Tick escalates due messages and sends one batch of deliveries; it returns how many
+// deliveries it claimed.
+func (d *Dispatcher) Tick(ctx context.Context) (int, error) {
+	d.init()
+	now := d.Now()
+	if _, err := d.Queue.EscalateDue(ctx, now, d.Batch); err != nil {
+		return 0, err
+	}
+	claimed, err := d.Queue.ClaimDeliveries(ctx, now, d.Lease, d.Batch)
+	if err != nil || len(claimed) == 0 {
+		return 0, err
+	}
+	outcomes := make([]*answerdesk.DeliveryOutcome, len(claimed))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(d.Workers, len(claimed)) {
+		wg.Go(func() {
+			for i := range work {
+				outcomes[i] = d.send(ctx, claimed[i])
+			}
+		})
+	}
+	for i := range claimed {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	// Recorded even after a cancel: an endpoint that answered is not sent the same
+	// delivery again after a restart.
+	settle := context.WithoutCancel(ctx)
+	var done []answerdesk.DeliveryOutcome
+	var cutOff []*answerdesk.ClaimedDelivery
+	for i, o := range outcomes {
+		if o == nil {
+			cutOff = append(cutOff, claimed[i])
+			continue
+		}
+		done = append(done, *o)
+	}
+	if err := d.Queue.RecordDeliveryOutcomes(settle, done); err != nil {
+		return len(claimed), err
+	}
+	return len(claimed), d.Queue.ReleaseDeliveries(settle, cutOff, d.Now())
+}
+
+// send makes one attempt and decides what follows; nil means it was cut off by a cancel
+// before the endpoint answered.
+func (d *Dispatcher) send(ctx context.Context, c *answerdesk.ClaimedDelivery) *answerdesk.DeliveryOutcome {
+	res := d.Client.Send(ctx, &Webhook{ID: c.UUID, URL: c.URL, ContentType: c.ContentType, Body: c.Body, Headers: c.Headers,
+		BasicUser: c.BasicUser, BasicPass: c.BasicPass, SigningSecret: c.SigningSecret})
+	if res.Err != nil && res.StatusCode == 0 && ctx.Err() != nil {
+		return nil
+	}
+	o := &answerdesk.DeliveryOutcome{Delivery: c, At: d.Now(), HTTPStatus: res.StatusCode, Duration: res.Duration, Excerpt: res.Excerpt}
+	if res.Err != nil {
+		o.Error = res.Err.Error()
+	}
+	switch res.Outcome() {
+	case WebhookDelivered:
+		o.Status = answerdesk.DispatchDelivered
+	case WebhookGone:
+		o.Status, o.DisableMethod = answerdesk.DispatchFailed, "the endpoint answered 410 Gone"
+	case WebhookRetry:
+		if c.Attempts >= len(d.Backoff) {
+			o.Status = answerdesk.DispatchFailed
+			break
+		}
+		wait := jitter(d.Backoff[c.Attempts])
+		if res.RetryAfter > 0 {
+			wait = res.RetryAfter // the endpoint said when; honour it
+		}
+		o.Status, o.RetryAt = answerdesk.DispatchPending, o.At.Add(wait)
+	default:
+		o.Status = answerdesk.DispatchFailed
+	}
+	if o.Status != answerdesk.DispatchDelivered {
+		d.Logger.Warn("dispatch attempt", "delivery", c.UUID, "url", c.URL, "status", res.StatusCode, "error", o.Error, "outcome", o.Status)
+	}
+	return o
+}

@@ -1,0 +1,374 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"code.dny.dev/ssrf"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// Webhook is one request to a customer endpoint, already rendered.
+type Webhook struct {
+	// ID is the delivery's uuid, sent as Idempotency-Key and webhook-id: the same on every retry.
+	ID          string
+	URL         string
+	ContentType string // "application/json" or "application/x-www-form-urlencoded"
+	Body        []byte
+	// Headers are the customer-configured headers. They may include Authorization, Accept,
+	// and Content-Type, which then overrides ContentType. Those the sender owns
+	// (answerdesk.ReservedHeader) are skipped.
+	Headers              map[string]string
+	BasicUser, BasicPass string // Basic auth when both are set
+	SigningSecret        string // "whsec_<base64>" or ""
+}
+
+// WebhookResult is what one attempt returned.
+type WebhookResult struct {
+	StatusCode int // 0 when no response arrived
+	Duration   time.Duration
+	Excerpt    string // the first 1 KiB of the response body, as valid UTF-8
+	// RetryAfter is the response's Retry-After (delay-seconds or an HTTP-date relative to the
+	// client's Now), capped at 24 h; 0 when absent, invalid or in the past.
+	RetryAfter time.Duration
+	Err        error // network, timeout, SSRF or invalid-request error; nil when a response arrived
+}
+
+// Webhook outcomes.
+const (
+	WebhookDelivered = "delivered"
+	WebhookRetry     = "retry"
+	WebhookFailed    = "failed"
+	WebhookGone      = "gone"
+)
+
+var (
+	// ErrWebhookRefused marks a destination the client will not connect to: a non-http(s)
+	// URL, or an address the SSRF guard denies. Retrying cannot help.
+	ErrWebhookRefused = errors.New("webhook destination refused")
+	// ErrWebhookInvalid marks a webhook that cannot be sent as configured (unparsable URL,
+	// malformed header, bad signing secret). Retrying cannot help.
+	ErrWebhookInvalid = errors.New("invalid webhook")
+)
+
+const (
+	// DefaultWebhookTimeout bounds one attempt, from dialling to the response excerpt (§2).
+	DefaultWebhookTimeout = 10 * time.Second
+	// webhookExcerptSize is how much of a response body is kept on the attempt.
+	webhookExcerptSize = 1 << 10
+	// webhookDrainSize is how much more of a response body is read so that the connection
+	// can go back to the pool; a longer body closes the connection instead.
+	webhookDrainSize = 64 << 10
+	// maxRetryAfter caps what an endpoint can ask the dispatcher to wait.
+	maxRetryAfter = 24 * time.Hour
+	// webhookSecretPrefix starts a Standard Webhooks signing secret.
+	webhookSecretPrefix = "whsec_"
+)
+
+// Outcome classifies a result: 2xx delivered; 410 gone (the method is to be disabled);
+// network errors, timeouts, 408, 429 and 5xx retry; a refused destination or an invalid
+// request failed (retrying cannot help); every other status (3xx, other 4xx) failed.
+func (r WebhookResult) Outcome() string {
+	if r.Err != nil {
+		if errors.Is(r.Err, ErrWebhookRefused) || errors.Is(r.Err, ErrWebhookInvalid) {
+			return WebhookFailed
+		}
+		return WebhookRetry
+	}
+	switch s := r.StatusCode; {
+	case s == 0:
+		return WebhookRetry // no response and no error recorded: nothing says it arrived
+	case s >= 200 && s < 300:
+		return WebhookDelivered
+	case s == http.StatusGone:
+		return WebhookGone
+	case s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500 && s < 600:
+		return WebhookRetry
+	default:
+		return WebhookFailed
+	}
+}
+
+// WebhookClient sends webhooks. It is safe for concurrent use once its fields are set.
+type WebhookClient struct {
+	// Now is the clock of webhook-timestamp and of Retry-After dates (default time.Now).
+	Now func() time.Time
+	// Timeout bounds one attempt, including reading the response excerpt
+	// (default DefaultWebhookTimeout).
+	Timeout time.Duration
+
+	userAgent string
+	transport *http.Transport
+	client    *http.Client
+}
+
+// NewWebhookClient returns a client with a 10 s timeout that follows no redirects (a 3xx is
+// returned as is, and fails), sends User-Agent "answerdesk-dispatch/"+version, and, unless
+// allowPrivate, refuses at dial time every non-public destination (loopback, private,
+// link-local, CGNAT, cloud metadata, and the other IANA special-purpose ranges, IPv4 and IPv6).
+// The check runs on the resolved address of each connection, so a name that resolves to a
+// public address when configured and to a private one later (DNS rebinding) is still refused.
+func NewWebhookClient(version string, allowPrivate bool) *WebhookClient {
+	var guard func(network, address string, _ syscall.RawConn) error
+	if !allowPrivate {
+		guard = webhookGuard()
+	}
+	return newWebhookClient(version, guard, nil)
+}
+
+// webhookGuard returns the net.Dialer Control refusing non-public addresses. Any port is
+// allowed: customer endpoints are not limited to 80 and 443.
+func webhookGuard() func(network, address string, _ syscall.RawConn) error {
+	g := ssrf.New(ssrf.WithAnyPort())
+	return func(network, address string, c syscall.RawConn) error {
+		if err := g.Safe(network, address, c); err != nil {
+			return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
+		}
+		return nil
+	}
+}
+
+// newWebhookClient builds the client around control (nil: no guard) and resolver (nil: the
+// system's); tests pass their own to keep every packet on loopback.
+func newWebhookClient(version string, control func(network, address string, _ syscall.RawConn) error,
+	resolver *net.Resolver) *WebhookClient {
+	dialer := &net.Dialer{
+		Timeout:   DefaultWebhookTimeout,
+		KeepAlive: 30 * time.Second,
+		Resolver:  resolver,
+		Control:   control,
+	}
+	transport := &http.Transport{
+		// Never a proxy: the guard would check the proxy's address, not the endpoint's.
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    DefaultWebhookTimeout,
+		ResponseHeaderTimeout:  DefaultWebhookTimeout,
+		ExpectContinueTimeout:  time.Second,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    4,
+		MaxConnsPerHost:        32,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &WebhookClient{
+		Now:       time.Now,
+		Timeout:   DefaultWebhookTimeout,
+		userAgent: "answerdesk-dispatch/" + version,
+		transport: transport,
+		client: &http.Client{
+			Transport: transport,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+	}
+}
+
+// CloseIdleConnections closes the pooled connections that are idle.
+func (c *WebhookClient) CloseIdleConnections() { c.transport.CloseIdleConnections() }
+
+func (c *WebhookClient) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// Send makes one attempt: it POSTs w and returns what came back.
+func (c *WebhookClient) Send(ctx context.Context, w *Webhook) WebhookResult {
+	start := time.Now()
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultWebhookTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	req, err := c.newRequest(ctx, w)
+	if err != nil {
+		return WebhookResult{Err: err, Duration: time.Since(start)}
+	}
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return WebhookResult{Err: err, Duration: time.Since(start)}
+	}
+	r := WebhookResult{StatusCode: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.now())}
+	// A body cut short (timeout, reset) still leaves the status, which is what counts.
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, webhookExcerptSize))
+	r.Excerpt = utf8Excerpt(head, webhookExcerptSize)
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, webhookDrainSize))
+	_ = resp.Body.Close()
+	r.Duration = time.Since(start)
+	return r
+}
+
+// newRequest renders w as an http.Request; its errors wrap ErrWebhookRefused or
+// ErrWebhookInvalid.
+func (c *WebhookClient) newRequest(ctx context.Context, w *Webhook) (*http.Request, error) {
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: url: %w", ErrWebhookInvalid, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%w: scheme %q is not http or https", ErrWebhookRefused, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("%w: url %q has no host", ErrWebhookInvalid, w.URL)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytesReader(w.Body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrWebhookInvalid, err)
+	}
+	ct := w.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	req.Header.Set("Content-Type", ct)
+	for name, value := range w.Headers {
+		if answerdesk.ReservedHeader(name) {
+			continue
+		}
+		if !validHeaderName(name) || !validHeaderValue(value) {
+			return nil, fmt.Errorf("%w: header %q is malformed", ErrWebhookInvalid, name)
+		}
+		req.Header.Set(name, value)
+	}
+	if w.BasicUser != "" && w.BasicPass != "" {
+		req.SetBasicAuth(w.BasicUser, w.BasicPass) // the configured credentials win
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Idempotency-Key", w.ID)
+	if w.SigningSecret != "" {
+		ts := c.now().Unix()
+		sig, err := SignWebhook(w.SigningSecret, w.ID, ts, w.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("webhook-id", w.ID)
+		req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+		req.Header.Set("webhook-signature", sig)
+	}
+	return req, nil
+}
+
+// bytesReader gives NewRequest a body whose length it knows and that it can rewind, or none
+// for an empty one.
+func bytesReader(b []byte) io.Reader {
+	if len(b) == 0 {
+		return http.NoBody
+	}
+	return bytes.NewReader(b)
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether value holds no control characters but tab.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// parseRetryAfter reads a Retry-After value, delay-seconds or an HTTP-date relative to now.
+// It returns 0 when v is absent, invalid or in the past, and at most maxRetryAfter.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if strings.Trim(v, "0123456789") == "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter // all digits, so only too large to parse
+		}
+		d = time.Duration(n) * time.Second
+	} else {
+		t, err := http.ParseTime(v)
+		if err != nil {
+			return 0
+		}
+		d = t.Sub(now)
+	}
+	if d <= 0 {
+		return 0
+	}
+	return min(d, maxRetryAfter)
+}
+
+// utf8Excerpt returns b as valid UTF-8 of at most max bytes: a rune cut at the end is
+// dropped, other invalid bytes become U+FFFD.
+func utf8Excerpt(b []byte, max int) string {
+	// Drop a trailing incomplete rune (at most utf8.UTFMax-1 bytes) so it is not replaced.
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				b = b[:len(b)-i]
+			}
+			break
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	for len(s) > max { // replacements can lengthen it
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// SignWebhook returns the Standard Webhooks webhook-signature value "v1,<sig>", sig being the
+// base64 HMAC-SHA256 of "id.timestamp.body" keyed with the base64-decoded part of secret after
+// "whsec_" (the prefix is optional, as in the reference implementations).
+func SignWebhook(secret, id string, timestamp int64, body []byte) (string, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, webhookSecretPrefix))
+	if err != nil {
+		return "", fmt.Errorf("%w: signing secret is not base64: %w", ErrWebhookInvalid, err)
+	}
+	if len(key) == 0 {
+		return "", fmt.Errorf("%w: signing secret is empty", ErrWebhookInvalid)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id))
+	mac.Write([]byte{'.'})
+	mac.Write(strconv.AppendInt(nil, timestamp, 10))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+}

@@ -1,0 +1,387 @@
+package answerdesk
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/textproto"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DeliveryMethodExternalAPI is the only delivery method type: a POST to the customer's URL.
+const DeliveryMethodExternalAPI = "external_api"
+
+// Escalation limits.
+const (
+	MaxEscalationLevel          = 10
+	DefaultEscalateAfterMinutes = 15
+)
+
+// OnCallContact is someone a message is delivered to, in an escalation level of an account.
+type OnCallContact struct {
+	ID                   int64            `json:"id"`
+	AccountNumber        string           `json:"account_number"`
+	Name                 string           `json:"name"`
+	EscalationLevel      int              `json:"escalation_level"`
+	EscalateAfterMinutes int              `json:"escalate_after_minutes"`
+	DeliveryMethods      []DeliveryMethod `json:"delivery_methods"`
+	CreatedAt            Time             `json:"created_at"`
+
+	AccountID int64 `json:"-"`
+}
+
+// DeliveryMethod is how a contact is reached. Secrets are write-only: responses say
+// whether they are set, never what they are.
+type DeliveryMethod struct {
+	ID               int64             `json:"id"`
+	Type             string            `json:"type"`
+	URL              string            `json:"url"`
+	PayloadType      string            `json:"payload_type"`
+	Data             []PayloadField    `json:"data"`
+	BasicAuth        *BasicAuthView    `json:"basic_auth"`
+	Headers          map[string]string `json:"headers"` // names only; values are write-only
+	SigningSecretSet bool              `json:"signing_secret_set"`
+	DisabledAt       *Time             `json:"disabled_at"`
+	DisabledReason   *string           `json:"disabled_reason"`
+}
+
+// BasicAuthView shows a method's Basic auth without its password.
+type BasicAuthView struct {
+	Username string `json:"username"`
+}
+
+// DeliveryMethodInput is a delivery method as configured, secrets included.
+type DeliveryMethodInput struct {
+	Type          string
+	URL           string
+	PayloadType   string
+	Data          []PayloadField
+	BasicUser     string
+	BasicPass     string
+	Headers       map[string]string
+	SigningSecret string
+}
+
+// OnCallContactCreate is a validated request to create an on-call contact.
+type OnCallContactCreate struct {
+	AccountNumber        string
+	Name                 string
+	EscalationLevel      int
+	EscalateAfterMinutes int
+	Methods              []DeliveryMethodInput
+}
+
+// ReservedHeader reports whether a header is one the dispatcher sets or the connection
+// owns, so it may not be configured on a delivery method. The sender skips the same names.
+func ReservedHeader(name string) bool {
+	k := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(name))
+	if strings.HasPrefix(k, "Webhook-") || strings.HasPrefix(k, "Proxy-") {
+		return true
+	}
+	switch k {
+	case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Idempotency-Key",
+		"User-Agent", "Te", "Trailer", "Upgrade", "Expect":
+		return true
+	}
+	return false
+}
+
+// ParseOnCallContactCreate reads and validates a create body, reporting every bad field.
+func ParseOnCallContactCreate(body []byte) (*OnCallContactCreate, error) {
+	var in struct {
+		AccountNumber        *string           `json:"account_number"`
+		Name                 *string           `json:"name"`
+		EscalationLevel      *int              `json:"escalation_level"`
+		EscalateAfterMinutes *int              `json:"escalate_after_minutes"`
+		DeliveryMethods      []json.RawMessage `json:"delivery_methods"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			var v ValidationErrors
+			v.Add(typeErr.Field, "has the wrong type ("+typeErr.Value+"): see the example in the API reference")
+			return nil, v.Err()
+		}
+		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+	}
+	var v ValidationErrors
+	c := &OnCallContactCreate{EscalationLevel: 1, EscalateAfterMinutes: DefaultEscalateAfterMinutes}
+	if in.AccountNumber == nil || strings.TrimSpace(*in.AccountNumber) == "" {
+		v.Add("account_number", "is required")
+	} else {
+		c.AccountNumber = strings.TrimSpace(*in.AccountNumber)
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		v.Add("name", "is required")
+	} else if c.Name = strings.TrimSpace(*in.Name); utf8.RuneCountInString(c.Name) > 200 {
+		v.Add("name", "must be at most 200 characters")
+	}
+	if in.EscalationLevel != nil {
+		if *in.EscalationLevel < 1 || *in.EscalationLevel > MaxEscalationLevel {
+			v.Add("escalation_level", fmt.Sprintf("must be from 1 to %d", MaxEscalationLevel))
+		}
+		c.EscalationLevel = *in.EscalationLevel
+	}
+	if in.EscalateAfterMinutes != nil {
+		if *in.EscalateAfterMinutes < 1 || *in.EscalateAfterMinutes > 1440 {
+			v.Add("escalate_after_minutes", "must be from 1 to 1440")
+		}
+		c.EscalateAfterMinutes = *in.EscalateAfterMinutes
+	}
+	if len(in.DeliveryMethods) == 0 {
+		v.Add("delivery_methods", "is required: at least one delivery method")
+	}
+	if len(in.DeliveryMethods) > 10 {
+		v.Add("delivery_methods", "must have at most 10 methods")
+	}
+	for i, raw := range in.DeliveryMethods {
+		if m, ok := parseDeliveryMethod(&v, fmt.Sprintf("delivery_methods[%d]", i), raw); ok {
+			c.Methods = append(c.Methods, m)
+		}
+	}
+	return c, v.Err()
+}
+
+func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage) (DeliveryMethodInput, bool) {
+	var in struct {
+		Type        *string         `json:"type"`
+		URL         *string         `json:"url"`
+		PayloadType *string         `json:"payload_type"`
+		Data        json.RawMessage `json:"data"`
+		BasicAuth   *struct {
+			Username *string `json:"username"`
+			Password *string `json:"password"`
+		} `json:"basic_auth"`
+		Headers       map[string]string `json:"headers"`
+		SigningSecret *string           `json:"signing_secret"`
+	}
+	var m DeliveryMethodInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		v.Add(prefix, "must be an object with type, url, payload_type, data, and optional basic_auth, headers, signing_secret (check the value types)")
+		return m, false
+	}
+	before := len(v.fields)
+	m.Type = DeliveryMethodExternalAPI
+	if in.Type != nil && *in.Type != DeliveryMethodExternalAPI {
+		v.Add(prefix+".type", `must be "external_api"`)
+	}
+	if in.URL == nil || *in.URL == "" {
+		v.Add(prefix+".url", "is required")
+	} else {
+		m.URL = strings.TrimSpace(*in.URL)
+		u, err := url.Parse(m.URL)
+		switch {
+		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+			v.Add(prefix+".url", "must be an absolute http or https URL")
+		case u.User != nil:
+			v.Add(prefix+".url", "must not hold credentials; use basic_auth")
+		case len(m.URL) > 2048:
+			v.Add(prefix+".url", "must be at most 2048 characters")
+		}
+	}
+	m.PayloadType = PayloadJSON
+	if in.PayloadType != nil {
+		m.PayloadType = strings.ToUpper(strings.TrimSpace(*in.PayloadType))
+		if m.PayloadType != PayloadJSON && m.PayloadType != PayloadForm {
+			v.Add(prefix+".payload_type", `must be "JSON" or "FORM"`)
+		}
+	}
+	if len(in.Data) == 0 || string(in.Data) == "null" {
+		v.Add(prefix+".data", `is required: [{"field": "...", "value": "..."}]`)
+	} else if err := json.Unmarshal(in.Data, &m.Data); err != nil {
+		v.Add(prefix+".data", `must be a list of {"field": string, "value": string}`)
+	} else {
+		if len(m.Data) == 0 || len(m.Data) > 100 {
+			v.Add(prefix+".data", "must have from 1 to 100 fields")
+		}
+		for i, f := range m.Data {
+			p := fmt.Sprintf("%s.data[%d]", prefix, i)
+			switch {
+			case strings.TrimSpace(f.Field) == "":
+				v.Add(p+".field", "is required")
+			case len(f.Field) > 200:
+				v.Add(p+".field", "must be at most 200 characters")
+			}
+			if len(f.Value) > 10000 {
+				v.Add(p+".value", "must be at most 10000 characters")
+			} else if unknown := UnknownMergeVariables(f.Value); len(unknown) > 0 {
+				v.Add(p+".value", "unknown merge variable "+strings.Join(unknown, ", ")+
+					"; use {{message.<field>}}, {{message.answers.<question>}}, {{account.number}}, {{account.name}} or {{contact.name}}")
+			}
+		}
+	}
+	if in.BasicAuth != nil {
+		user, pass := "", ""
+		if in.BasicAuth.Username != nil {
+			user = *in.BasicAuth.Username
+		}
+		if in.BasicAuth.Password != nil {
+			pass = *in.BasicAuth.Password
+		}
+		switch {
+		case (user == "") != (pass == ""):
+			v.Add(prefix+".basic_auth", "needs both username and password, or neither")
+		case strings.Contains(user, ":"):
+			v.Add(prefix+".basic_auth.username", `must not contain ":"`)
+		}
+		m.BasicUser, m.BasicPass = user, pass
+	}
+	if len(in.Headers) > 20 {
+		v.Add(prefix+".headers", "must have at most 20 headers")
+	}
+	m.Headers = map[string]string{}
+	for name, value := range in.Headers {
+		canon := textproto.CanonicalMIMEHeaderKey(name)
+		switch {
+		case !validHeaderName(name):
+			v.Add(prefix+".headers", fmt.Sprintf("%q is not a valid header name", name))
+		case ReservedHeader(canon):
+			v.Add(prefix+".headers", fmt.Sprintf("%s is set by the dispatcher and cannot be configured", canon))
+		case strings.ContainsAny(value, "\r\n\x00") || len(value) > 4096:
+			v.Add(prefix+".headers", fmt.Sprintf("the value of %s must be one line of at most 4096 characters", canon))
+		default:
+			m.Headers[canon] = value
+		}
+	}
+	if in.SigningSecret != nil && *in.SigningSecret != "" {
+		m.SigningSecret = *in.SigningSecret
+		key, ok := strings.CutPrefix(m.SigningSecret, "whsec_")
+		raw, err := base64.StdEncoding.DecodeString(key)
+		if !ok || err != nil || len(raw) < 24 || len(raw) > 64 {
+			v.Add(prefix+".signing_secret", `must be "whsec_" followed by 24 to 64 base64-encoded bytes`)
+		}
+	}
+	return m, len(v.fields) == before
+}
+
+func validHeaderName(s string) bool {
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= 0x20 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Dispatch delivery statuses.
+const (
+	DispatchPending   = "pending"
+	DispatchDelivered = "delivered"
+	DispatchFailed    = "failed"
+)
+
+// DispatchDelivery is one message pushed to one delivery method, with every attempt.
+type DispatchDelivery struct {
+	ID              int64             `json:"id"`
+	UUID            string            `json:"uuid"`
+	MessageID       int64             `json:"message_id"`
+	ContactID       int64             `json:"contact_id"`
+	MethodID        int64             `json:"delivery_method_id"`
+	EscalationLevel int               `json:"escalation_level"`
+	URL             string            `json:"url"`
+	Status          string            `json:"status"`
+	NextAttemptAt   *Time             `json:"next_attempt_at"`
+	Warnings        []string          `json:"warnings"`
+	Attempts        []DispatchAttempt `json:"attempts"`
+	CreatedAt       Time              `json:"created_at"`
+	UpdatedAt       Time              `json:"updated_at"`
+}
+
+// DispatchAttempt is one HTTP request of a delivery.
+type DispatchAttempt struct {
+	At              Time    `json:"at"`
+	HTTPStatus      *int    `json:"http_status"`
+	DurationMS      int64   `json:"duration_ms"`
+	Error           *string `json:"error"`
+	ResponseExcerpt *string `json:"response_excerpt"`
+}
+
+// DeliveryFilter asks for a page of deliveries.
+type DeliveryFilter struct {
+	MessageID string
+	Status    string
+	Page      *int
+	PageSize  *int
+}
+
+// DeliveryQuery is a validated DeliveryFilter.
+type DeliveryQuery struct {
+	MessageID int64
+	Status    string
+	Paging
+}
+
+// Validate checks the filter.
+func (f DeliveryFilter) Validate() (DeliveryQuery, error) {
+	var v ValidationErrors
+	q := DeliveryQuery{Status: f.Status}
+	if f.MessageID != "" {
+		var id int64
+		if _, err := fmt.Sscan(f.MessageID, &id); err != nil || id < 1 || fmt.Sprint(id) != f.MessageID {
+			v.Add("message_id", "must be a message id")
+		}
+		q.MessageID = id
+	}
+	if f.Status != "" && !slices.Contains([]string{DispatchPending, DispatchDelivered, DispatchFailed}, f.Status) {
+		v.Add("status", "must be pending, delivered or failed")
+	}
+	q.Paging = CheckPaging(&v, f.Page, f.PageSize, 50, 200)
+	return q, v.Err()
+}
+
+// DispatchService configures on-call contacts and shows and replays deliveries.
+type DispatchService interface {
+	CreateOnCallContact(ctx context.Context, c *Caller, in *OnCallContactCreate) (*OnCallContact, error)
+	FindOnCallContacts(ctx context.Context, c *Caller, p Paging) ([]*OnCallContact, PageMeta, error)
+	DeleteOnCallContact(ctx context.Context, c *Caller, id string) (*OnCallContact, error)
+	FindDispatchDeliveries(ctx context.Context, c *Caller, q DeliveryQuery) ([]*DispatchDelivery, PageMeta, error)
+	ReplayDispatchDelivery(ctx context.Context, c *Caller, id string) (*DispatchDelivery, error)
+}
+
+// ClaimedDelivery is a delivery leased by the dispatcher, with what it needs to send it.
+type ClaimedDelivery struct {
+	ID            int64
+	UUID          string
+	MessageID     int64
+	MethodID      int64
+	Attempts      int // attempts made before this one
+	URL           string
+	ContentType   string
+	Body          []byte
+	Headers       map[string]string
+	BasicUser     string
+	BasicPass     string
+	SigningSecret string
+}
+
+// DeliveryOutcome is the result of one attempt of a claimed delivery.
+type DeliveryOutcome struct {
+	Delivery      *ClaimedDelivery
+	At            time.Time
+	HTTPStatus    int // 0 without a response
+	Duration      time.Duration
+	Error         string
+	Excerpt       string
+	Status        string    // DispatchDelivered, DispatchFailed, or DispatchPending to retry at RetryAt
+	RetryAt       time.Time // with DispatchPending
+	DisableMethod string    // non-empty: disable the method with this reason (410 Gone)
+}
+
+// DispatchQueue is what the dispatcher needs from the store.
+type DispatchQueue interface {
+	// EscalateDue moves unacknowledged messages whose next_escalation_at has passed to their
+	// next level, enqueuing that level's deliveries.
+	EscalateDue(ctx context.Context, now time.Time, limit int) (int, error)
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*ClaimedDelivery, error)
+	RecordDeliveryOutcomes(ctx context.Context, outcomes []DeliveryOutcome) error
+	ReleaseDeliveries(ctx context.Context, ds []*ClaimedDelivery, now time.Time) error
+}

@@ -1,0 +1,80 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+// On-call contact lists: default 20 per page, at most 100.
+const (
+	defaultContactPageSize = 20
+	maxContactPageSize     = 100
+)
+
+func (s *Server) listOnCallContacts(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	page, size := q.int("page"), q.int("page_size")
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var v answerdesk.ValidationErrors
+	p := answerdesk.CheckPaging(&v, page, size, defaultContactPageSize, maxContactPageSize)
+	if err := v.Err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, meta, err := s.Dispatch.FindOnCallContacts(r.Context(), caller(r), p)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	s.writeList(w, r, list, meta)
+}
+
+func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	in, err := answerdesk.ParseOnCallContactCreate(body)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	c, err := s.Dispatch.CreateOnCallContact(r.Context(), caller(r), in)
+	s.writeOne(w, r, c, err)
+}
+
+func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {
+	c, err := s.Dispatch.DeleteOnCallContact(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, c, err)
+}
+
+func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) {
+	q := newQuery(r)
+	f := answerdesk.DeliveryFilter{MessageID: q.str("message_id"), Status: q.str("status"), Page: q.int("page"), PageSize: q.int("page_size")}
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	dq, err := f.Validate()
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, meta, err := s.Dispatch.FindDispatchDeliveries(r.Context(), caller(r), dq)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	s.writeList(w, r, list, meta)
+}
+
+func (s *Server) replayDispatchDelivery(w http.ResponseWriter, r *http.Request) {
+	d, err := s.Dispatch.ReplayDispatchDelivery(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, d, err)
+}

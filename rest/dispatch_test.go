@@ -1,0 +1,128 @@
+package rest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testapp"
+)
+
+const goodContact = `{"account_number":"1001","name":"Dispatch board","escalation_level":1,
+	"delivery_methods":[{"type":"external_api","url":"https://hooks.example.com/answerdesk","payload_type":"JSON",
+	"data":[{"field":"text","value":"{{message.content}}"},{"field":"callback","value":"{{message.answers.Callback number}}"}],
+	"basic_auth":{"username":"acme","password":"hunter22"},"headers":{"X-Api-Key":"k-123"},
+	"signing_secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}]}`
+
+func TestOnCallContacts(t *testing.T) {
+	app := testapp.New(t)
+	r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, goodContact)
+	if r.Status != 200 {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	t.Run("secrets_are_write_only", func(t *testing.T) {
+		for _, secret := range []string{"hunter22", "k-123", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "password"} {
+			if strings.Contains(string(r.Body), secret) {
+				t.Errorf("response shows %q: %s", secret, r.Body)
+			}
+		}
+		var got struct{ Data answerdesk.OnCallContact }
+		r.JSON(t, &got)
+		m := got.Data.DeliveryMethods[0]
+		if got.Data.AccountNumber != "1001" || got.Data.EscalateAfterMinutes != 15 || m.BasicAuth.Username != "acme" ||
+			!m.SigningSecretSet || m.Headers["X-Api-Key"] != "[write-only]" || m.PayloadType != "JSON" || len(m.Data) != 2 {
+			t.Fatalf("contact %+v method %+v", got.Data, m)
+		}
+	})
+	var created struct{ Data answerdesk.OnCallContact }
+	r.JSON(t, &created)
+
+	t.Run("list_and_visibility", func(t *testing.T) {
+		var l struct {
+			Data []answerdesk.OnCallContact
+			Meta answerdesk.PageMeta
+		}
+		app.Do(t, "GET", "/api/v2/on-call-contacts", app.Alice.Token, nil).JSON(t, &l)
+		if l.Meta.Total != 1 || l.Data[0].ID != created.Data.ID {
+			t.Fatalf("alice's list %+v", l)
+		}
+		app.Do(t, "GET", "/api/v2/on-call-contacts", app.Bob.Token, nil).JSON(t, &l)
+		if l.Meta.Total != 0 {
+			t.Fatalf("bob sees %d contacts", l.Meta.Total)
+		}
+		wantError(t, app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", created.Data.ID), app.Bob.Token, nil), 404, "not_found")
+		wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Bob.Token, goodContact), 422, "invalid_parameter", "account_number")
+	})
+	t.Run("delete_answers_with_the_contact", func(t *testing.T) {
+		r := app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", created.Data.ID), app.Alice.Token, nil)
+		var got struct{ Data answerdesk.OnCallContact }
+		r.JSON(t, &got)
+		if r.Status != 200 || got.Data.ID != created.Data.ID {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		wantError(t, app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", created.Data.ID), app.Alice.Token, nil), 404, "not_found")
+	})
+
+	method := func(m string) string {
+		return `{"account_number":"1001","name":"X","delivery_methods":[` + m + `]}`
+	}
+	bad := []struct{ name, body, field string }{
+		{"no_name", `{"account_number":"1001","delivery_methods":[{"url":"https://a.example","data":[{"field":"a","value":"b"}]}]}`, "name"},
+		{"no_methods", `{"account_number":"1001","name":"X","delivery_methods":[]}`, "delivery_methods"},
+		{"level_0", `{"account_number":"1001","name":"X","escalation_level":0,"delivery_methods":[{"url":"https://a.example","data":[{"field":"a","value":"b"}]}]}`, "escalation_level"},
+		{"level_string", `{"account_number":"1001","name":"X","escalation_level":"one","delivery_methods":[]}`, "escalation_level"},
+		{"bad_type", method(`{"type":"sms","url":"https://a.example","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].type"},
+		{"ftp_url", method(`{"url":"ftp://a.example/x","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].url"},
+		{"relative_url", method(`{"url":"/hook","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].url"},
+		{"url_with_credentials", method(`{"url":"https://u:p@a.example","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].url"},
+		{"bad_payload_type", method(`{"url":"https://a.example","payload_type":"XML","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].payload_type"},
+		{"no_data", method(`{"url":"https://a.example"}`), "delivery_methods[0].data"},
+		{"empty_field", method(`{"url":"https://a.example","data":[{"field":"","value":"b"}]}`), "delivery_methods[0].data[0].field"},
+		{"unknown_merge_variable", method(`{"url":"https://a.example","data":[{"field":"a","value":"{{message.nope}}"}]}`), "delivery_methods[0].data[0].value"},
+		{"basic_auth_half", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"basic_auth":{"username":"u"}}`), "delivery_methods[0].basic_auth"},
+		{"reserved_header_host", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"Host":"evil.example"}}`), "delivery_methods[0].headers"},
+		{"reserved_header_length", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"content-length":"5"}}`), "delivery_methods[0].headers"},
+		{"header_newline", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"X-A":"a\nb"}}`), "delivery_methods[0].headers"},
+		{"bad_signing_secret", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"signing_secret":"secret"}`), "delivery_methods[0].signing_secret"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, tc.body), 422, "invalid_parameter", tc.field)
+		})
+	}
+	wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, `{"name":`), 400, "processing_error")
+}
+
+func TestDispatchDeliveriesLog(t *testing.T) {
+	app := testapp.New(t)
+	if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, goodContact); r.Status != 200 {
+		t.Fatal(string(r.Body))
+	}
+	m1 := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	var l struct {
+		Data []answerdesk.DispatchDelivery
+		Meta answerdesk.PageMeta
+	}
+	app.Do(t, "GET", "/api/v2/dispatch-deliveries", app.Alice.Token, nil).JSON(t, &l)
+	if l.Meta.Total != 2 || l.Data[0].Status != "pending" || l.Data[0].URL != "https://hooks.example.com/answerdesk" || l.Data[0].UUID == "" {
+		t.Fatalf("log %+v", l)
+	}
+	app.Do(t, "GET", fmt.Sprint("/api/v2/dispatch-deliveries?status=pending&message_id=", m1.ID), app.Alice.Token, nil).JSON(t, &l)
+	if l.Meta.Total != 1 || l.Data[0].MessageID != m1.ID {
+		t.Fatalf("filtered log %+v", l)
+	}
+	app.Do(t, "GET", "/api/v2/dispatch-deliveries?status=delivered", app.Alice.Token, nil).JSON(t, &l)
+	if l.Meta.Total != 0 {
+		t.Fatalf("delivered %d", l.Meta.Total)
+	}
+	app.Do(t, "GET", "/api/v2/dispatch-deliveries", app.Bob.Token, nil).JSON(t, &l)
+	if l.Meta.Total != 0 {
+		t.Fatalf("bob sees %d deliveries", l.Meta.Total)
+	}
+	for q, field := range map[string]string{"?status=lost": "status", "?message_id=x": "message_id", "?page_size=500": "page_size"} {
+		wantError(t, app.Do(t, "GET", "/api/v2/dispatch-deliveries"+q, app.Alice.Token, nil), 422, "invalid_parameter", field)
+	}
+	wantError(t, app.Do(t, "POST", "/api/v2/dispatch-deliveries/999/replay", app.Alice.Token, nil), 404, "not_found")
+}

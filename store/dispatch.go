@@ -1,0 +1,612 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/google/uuid"
+)
+
+// DispatchService implements answerdesk.DispatchService and answerdesk.DispatchQueue.
+type DispatchService struct {
+	db *DB
+	// OnChange, when set, is called when deliveries become due (a replay), so the
+	// dispatcher starts at once.
+	OnChange func()
+}
+
+// NewDispatchService returns the dispatch service over db.
+func NewDispatchService(db *DB) *DispatchService { return &DispatchService{db: db} }
+
+var (
+	_ answerdesk.DispatchService = (*DispatchService)(nil)
+	_ answerdesk.DispatchQueue   = (*DispatchService)(nil)
+)
+
+// writeOnlyValue stands in for a configured header value in responses.
+const writeOnlyValue = "[write-only]"
+
+func (db *DB) secrets() (*answerdesk.SecretBox, error) {
+	if db.Secrets == nil {
+		return nil, errors.New("store: no secret box configured")
+	}
+	return db.Secrets, nil
+}
+
+// CreateOnCallContact stores a contact and its delivery methods, sealing their secrets.
+func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk.Caller, in *answerdesk.OnCallContactCreate) (*answerdesk.OnCallContact, error) {
+	acct, err := s.db.accountForCreate(ctx, c, in.AccountNumber)
+	if err != nil {
+		return nil, err
+	}
+	box := s.db.Secrets
+	for _, m := range in.Methods {
+		if box == nil && (m.BasicPass != "" || len(m.Headers) > 0 || m.SigningSecret != "") {
+			return nil, errors.New("store: no secret box configured to seal delivery method credentials")
+		}
+	}
+	now := s.db.now().UnixMilli()
+	var id int64
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
+			VALUES (?, ?, ?, ?, ?)`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now)
+		if err != nil {
+			return fmt.Errorf("insert on-call contact: %w", err)
+		}
+		id, _ = res.LastInsertId()
+		for _, m := range in.Methods {
+			data, _ := json.Marshal(m.Data)
+			var user, pass, headers, secret any
+			if m.BasicUser != "" {
+				user, pass = m.BasicUser, box.Seal(m.BasicPass)
+			}
+			names := make([]string, 0, len(m.Headers))
+			if len(m.Headers) > 0 {
+				h, _ := json.Marshal(m.Headers)
+				headers = box.Seal(string(h))
+				for name := range m.Headers {
+					names = append(names, name)
+				}
+			}
+			if m.SigningSecret != "" {
+				secret = box.Seal(m.SigningSecret)
+			}
+			namesJSON, _ := json.Marshal(names)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_methods (contact_id, type, url, payload_type, data,
+				basic_username, basic_password_sealed, headers_sealed, header_names, signing_secret_sealed, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Type, m.URL, m.PayloadType, string(data),
+				user, pass, headers, string(namesJSON), secret, now); err != nil {
+				return fmt.Errorf("insert delivery method: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.findContact(ctx, c, id)
+}
+
+func (s *DispatchService) contacts(ctx context.Context, where string, args ...any) ([]*answerdesk.OnCallContact, error) {
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT c.id, a.number, c.account_id, c.name, c.escalation_level, c.escalate_after_minutes, c.created_at,
+		m.id, m.type, m.url, m.payload_type, m.data, m.basic_username, m.header_names, m.signing_secret_sealed IS NOT NULL, m.disabled_at, m.disabled_reason
+		FROM on_call_contacts c JOIN accounts a ON a.id = c.account_id LEFT JOIN delivery_methods m ON m.contact_id = c.id
+		WHERE c.deleted_at IS NULL AND `+where+` ORDER BY c.escalation_level, c.id, m.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list on-call contacts: %w", err)
+	}
+	defer rows.Close()
+	var list []*answerdesk.OnCallContact
+	for rows.Next() {
+		var ct answerdesk.OnCallContact
+		var created int64
+		var mID *int64
+		var mType, mURL, mPayload, mData, mNames *string
+		var mUser, mReason *string
+		var mSecret *bool
+		var mDisabled *int64
+		if err := rows.Scan(&ct.ID, &ct.AccountNumber, &ct.AccountID, &ct.Name, &ct.EscalationLevel, &ct.EscalateAfterMinutes, &created,
+			&mID, &mType, &mURL, &mPayload, &mData, &mUser, &mNames, &mSecret, &mDisabled, &mReason); err != nil {
+			return nil, fmt.Errorf("scan on-call contact: %w", err)
+		}
+		if len(list) == 0 || list[len(list)-1].ID != ct.ID {
+			ct.CreatedAt = fromMS(created)
+			ct.DeliveryMethods = []answerdesk.DeliveryMethod{}
+			list = append(list, &ct)
+		}
+		if mID == nil {
+			continue
+		}
+		m := answerdesk.DeliveryMethod{ID: *mID, Type: *mType, URL: *mURL, PayloadType: *mPayload, SigningSecretSet: *mSecret,
+			DisabledAt: msPtr(mDisabled), DisabledReason: mReason, Headers: map[string]string{}}
+		if err := json.Unmarshal([]byte(*mData), &m.Data); err != nil {
+			return nil, fmt.Errorf("decode data of delivery method %d: %w", m.ID, err)
+		}
+		var names []string
+		if err := json.Unmarshal([]byte(*mNames), &names); err != nil {
+			return nil, fmt.Errorf("decode headers of delivery method %d: %w", m.ID, err)
+		}
+		for _, n := range names {
+			m.Headers[n] = writeOnlyValue
+		}
+		if mUser != nil {
+			m.BasicAuth = &answerdesk.BasicAuthView{Username: *mUser}
+		}
+		last := list[len(list)-1]
+		last.DeliveryMethods = append(last.DeliveryMethods, m)
+	}
+	return list, rows.Err()
+}
+
+func (s *DispatchService) findContact(ctx context.Context, c *answerdesk.Caller, id int64) (*answerdesk.OnCallContact, error) {
+	vis, args := visibility(c, "c.account_id")
+	list, err := s.contacts(ctx, "c.id = ? AND "+vis, append([]any{id}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %d", id)
+	}
+	return list[0], nil
+}
+
+// FindOnCallContacts returns one page of the caller's contacts, by escalation level.
+func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.OnCallContact, answerdesk.PageMeta, error) {
+	vis, args := visibility(c, "account_id")
+	var total int
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE deleted_at IS NULL AND `+vis, args...).Scan(&total); err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("count on-call contacts: %w", err)
+	}
+	meta := answerdesk.NewPageMeta(p.Page, p.PageSize, total)
+	cvis, cargs := visibility(c, "account_id")
+	list, err := s.contacts(ctx, `c.id IN (SELECT id FROM on_call_contacts WHERE deleted_at IS NULL AND `+cvis+`
+		ORDER BY escalation_level, id LIMIT ? OFFSET ?)`, append(cargs, p.PageSize, p.Offset())...)
+	if list == nil {
+		list = []*answerdesk.OnCallContact{}
+	}
+	return list, meta, err
+}
+
+// DeleteOnCallContact removes a contact (its past deliveries stay in the log) and stops its
+// pending deliveries.
+func (s *DispatchService) DeleteOnCallContact(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.OnCallContact, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 1 {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %q", id)
+	}
+	ct, err := s.findContact(ctx, c, n)
+	if err != nil {
+		return nil, err
+	}
+	now := s.db.now().UnixMilli()
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE on_call_contacts SET deleted_at = ? WHERE id = ?`, now, n); err != nil {
+			return fmt.Errorf("delete on-call contact %d: %w", n, err)
+		}
+		// Deliveries in flight fail when their attempt is recorded or claimed again.
+		_, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ?
+			WHERE contact_id = ? AND status = 'pending'`, now, n)
+		return err
+	})
+	return ct, err
+}
+
+// startDispatch enqueues the deliveries of a new message at its first escalation level
+// with contacts, in the message's own transaction, and sets its next escalation.
+func (db *DB) startDispatch(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, now time.Time) error {
+	level := 0
+	if m.EscalationLevelID != nil {
+		level = int(*m.EscalationLevelID) - 1
+	}
+	return db.escalateTo(ctx, tx, m, level, now, false)
+}
+
+// escalateTo delivers m to the first level above `above` that has contacts and schedules
+// the escalation after it. It changes nothing when there is no such level.
+func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, above int, now time.Time, count bool) error {
+	var level int
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(escalation_level), 0) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`, m.AccountID, above).Scan(&level)
+	if err != nil {
+		return fmt.Errorf("find escalation level: %w", err)
+	}
+	if level == 0 {
+		_, err := tx.ExecContext(ctx, `UPDATE messages SET next_escalation_at = NULL WHERE id = ?`, m.ID)
+		return err
+	}
+	var acctNumber, acctName string
+	if err := tx.QueryRowContext(ctx, `SELECT number, name FROM accounts WHERE id = ?`, m.AccountID).Scan(&acctNumber, &acctName); err != nil {
+		return fmt.Errorf("load account %d: %w", m.AccountID, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.name, d.id, d.url, d.payload_type, d.data
+		FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
+		WHERE c.account_id = ? AND c.escalation_level = ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL
+		ORDER BY c.id, d.id`, m.AccountID, level)
+	if err != nil {
+		return fmt.Errorf("load level %d contacts: %w", level, err)
+	}
+	type method struct {
+		contactID, methodID      int64
+		name, url, payload, data string
+	}
+	var methods []method
+	var minAfter int
+	for rows.Next() {
+		var x method
+		if err := rows.Scan(&x.contactID, &x.name, &x.methodID, &x.url, &x.payload, &x.data); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan delivery method: %w", err)
+		}
+		methods = append(methods, x)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	nowMS := now.UnixMilli()
+	for _, x := range methods {
+		var fields []answerdesk.PayloadField
+		if err := json.Unmarshal([]byte(x.data), &fields); err != nil {
+			return fmt.Errorf("decode data of delivery method %d: %w", x.methodID, err)
+		}
+		body, contentType, warnings, err := answerdesk.RenderPayload(x.payload, fields,
+			&answerdesk.MergeData{Message: m, AccountNumber: acctNumber, AccountName: acctName, ContactName: x.name})
+		if err != nil {
+			return fmt.Errorf("render delivery method %d: %w", x.methodID, err)
+		}
+		if warnings == nil {
+			warnings = []string{}
+		}
+		w, _ := json.Marshal(warnings)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_deliveries (uuid, message_id, account_id, contact_id, method_id,
+			escalation_level, url, content_type, body, warnings, status, next_attempt_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`, uuid.NewString(), m.ID, m.AccountID, x.contactID, x.methodID,
+			level, x.url, contentType, body, string(w), nowMS, nowMS, nowMS); err != nil {
+			return fmt.Errorf("enqueue delivery: %w", err)
+		}
+	}
+	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
+	var next *int64
+	var further int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level = ? AND deleted_at IS NULL), ?) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`,
+		m.AccountID, level, answerdesk.DefaultEscalateAfterMinutes, m.AccountID, level).Scan(&further, &minAfter); err != nil {
+		return fmt.Errorf("find next escalation: %w", err)
+	}
+	if further > 0 {
+		at := now.Add(time.Duration(minAfter) * time.Minute).UnixMilli()
+		next = &at
+	}
+	counter := 0
+	if count {
+		counter = 1
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE messages SET escalation_level_id = ?, next_escalation_at = ?,
+		escalation_counter = escalation_counter + ?, updated_at = ? WHERE id = ?`, level, next, counter, nowMS, m.ID)
+	return err
+}
+
+// EscalateDue moves unacknowledged messages past their next_escalation_at to the next level.
+func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit int) (int, error) {
+	n := 0
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE next_escalation_at IS NOT NULL AND next_escalation_at <= ?
+			AND status != 'acknowledged' ORDER BY next_escalation_at LIMIT ?`, now.UnixMilli(), limit)
+		if err != nil {
+			return fmt.Errorf("find messages to escalate: %w", err)
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		admin := &answerdesk.Caller{Admin: true}
+		ms := &MessageService{db: s.db}
+		for _, id := range ids {
+			m, err := ms.find(ctx, tx, admin, strconv.FormatInt(id, 10))
+			if err != nil {
+				return err
+			}
+			cur := 0
+			if m.EscalationLevelID != nil {
+				cur = int(*m.EscalationLevelID)
+			}
+			if err := s.db.escalateTo(ctx, tx, m, cur, now, true); err != nil {
+				return fmt.Errorf("escalate message %d: %w", id, err)
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ClaimDeliveries leases due deliveries, with their methods' secrets opened.
+func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.ClaimedDelivery, error) {
+	var out []*answerdesk.ClaimedDelivery
+	nowMS := now.UnixMilli()
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		// A contact deleted, or a method disabled by a 410, since the delivery was queued (or
+		// replayed) gets nothing more: such deliveries fail here instead of being sent.
+		if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ?
+			WHERE status IN ('pending', 'sending') AND next_attempt_at <= ? AND (status = 'pending' OR lease_until <= ?)
+			AND (method_id IN (SELECT id FROM delivery_methods WHERE disabled_at IS NOT NULL)
+			  OR contact_id IN (SELECT id FROM on_call_contacts WHERE deleted_at IS NOT NULL))`, nowMS, nowMS, nowMS); err != nil {
+			return fmt.Errorf("fail deliveries of removed methods: %w", err)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.uuid, d.message_id, d.method_id, d.attempts, d.url, d.content_type, d.body,
+			coalesce(m.basic_username, ''), coalesce(m.basic_password_sealed, ''), coalesce(m.headers_sealed, ''), coalesce(m.signing_secret_sealed, '')
+			FROM dispatch_deliveries d JOIN delivery_methods m ON m.id = d.method_id
+			WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= ? AND (d.status = 'pending' OR d.lease_until <= ?)
+			ORDER BY d.next_attempt_at LIMIT ?`, nowMS, nowMS, limit)
+		if err != nil {
+			return fmt.Errorf("find due deliveries: %w", err)
+		}
+		var ids []any
+		for rows.Next() {
+			d := &answerdesk.ClaimedDelivery{}
+			var pass, headers, secret string
+			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.URL, &d.ContentType, &d.Body,
+				&d.BasicUser, &pass, &headers, &secret); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan delivery: %w", err)
+			}
+			open := func(sealed string) (string, error) {
+				if sealed == "" {
+					return "", nil
+				}
+				box, err := s.db.secrets()
+				if err != nil {
+					return "", err
+				}
+				return box.Open(sealed)
+			}
+			if d.BasicPass, err = open(pass); err == nil {
+				if d.SigningSecret, err = open(secret); err == nil {
+					var h string
+					if h, err = open(headers); err == nil && h != "" {
+						err = json.Unmarshal([]byte(h), &d.Headers)
+					}
+				}
+			}
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("open secrets of delivery method %d: %w", d.MethodID, err)
+			}
+			out = append(out, d)
+			ids = append(ids, d.ID)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1, updated_at = ?
+			WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{now.Add(lease).UnixMilli(), nowMS}, ids...)...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RecordDeliveryOutcomes stores each attempt and settles its delivery; a delivered one
+// marks its message delivered, and a 410 disables the method.
+func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes []answerdesk.DeliveryOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	return s.db.tx(ctx, func(tx *sql.Tx) error {
+		for _, o := range outcomes {
+			d := o.Delivery
+			at := o.At.UnixMilli()
+			var status, errText, excerpt any
+			if o.HTTPStatus != 0 {
+				status = o.HTTPStatus
+			}
+			if o.Error != "" {
+				errText = truncateUTF8(o.Error, 2000)
+			}
+			if o.Excerpt != "" {
+				excerpt = truncateUTF8(o.Excerpt, 1024)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_attempts (delivery_id, at, http_status, duration_ms, error, response_excerpt)
+				VALUES (?, ?, ?, ?, ?, ?)`, d.ID, at, status, o.Duration.Milliseconds(), errText, excerpt); err != nil {
+				return fmt.Errorf("record attempt of delivery %d: %w", d.ID, err)
+			}
+			next, status := at, o.Status
+			if o.Status == answerdesk.DispatchPending {
+				next = o.RetryAt.UnixMilli()
+				var gone bool
+				if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM on_call_contacts WHERE id = (SELECT contact_id FROM dispatch_deliveries WHERE id = ?) AND deleted_at IS NOT NULL)`,
+					d.ID).Scan(&gone); err != nil {
+					return fmt.Errorf("check contact of delivery %d: %w", d.ID, err)
+				}
+				if gone {
+					status = answerdesk.DispatchFailed // its contact was deleted during the attempt
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
+				WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, d.ID, d.Attempts+1); err != nil {
+				return fmt.Errorf("settle delivery %d: %w", d.ID, err)
+			}
+			if o.Status == answerdesk.DispatchDelivered {
+				if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?),
+					delivered_to = coalesce(delivered_to, (SELECT contact_id FROM dispatch_deliveries WHERE id = ?)), updated_at = ?
+					WHERE id = ? AND status = 'new'`, at, d.ID, at, d.MessageID); err != nil {
+					return fmt.Errorf("mark message %d delivered: %w", d.MessageID, err)
+				}
+			}
+			if o.DisableMethod != "" {
+				if _, err := tx.ExecContext(ctx, `UPDATE delivery_methods SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL`,
+					at, o.DisableMethod, d.MethodID); err != nil {
+					return fmt.Errorf("disable delivery method %d: %w", d.MethodID, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// ReleaseDeliveries returns deliveries whose attempt never got an answer, without counting it.
+func (s *DispatchService) ReleaseDeliveries(ctx context.Context, ds []*answerdesk.ClaimedDelivery, now time.Time) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	return s.db.tx(ctx, func(tx *sql.Tx) error {
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', lease_until = NULL, next_attempt_at = ?,
+				attempts = attempts - 1, updated_at = ? WHERE id = ? AND status = 'sending' AND attempts = ?`,
+				now.UnixMilli(), now.UnixMilli(), d.ID, d.Attempts+1); err != nil {
+				return fmt.Errorf("release delivery %d: %w", d.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+const deliveryColumns = `d.id, d.uuid, d.message_id, d.contact_id, d.method_id, d.escalation_level, d.url, d.status,
+	d.next_attempt_at, d.warnings, d.created_at, d.updated_at`
+
+// FindDispatchDeliveries returns one page of the caller's deliveries, newest first, with
+// their attempts.
+func (s *DispatchService) FindDispatchDeliveries(ctx context.Context, c *answerdesk.Caller, q answerdesk.DeliveryQuery) ([]*answerdesk.DispatchDelivery, answerdesk.PageMeta, error) {
+	cond, args := visibility(c, "account_id")
+	conds := []string{cond}
+	if q.MessageID != 0 {
+		conds, args = append(conds, "message_id = ?"), append(args, q.MessageID)
+	}
+	switch q.Status {
+	case answerdesk.DispatchPending:
+		conds = append(conds, "status IN ('pending', 'sending')")
+	case "":
+	default:
+		conds, args = append(conds, "status = ?"), append(args, q.Status)
+	}
+	where := strings.Join(conds, " AND ")
+	var total int
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM dispatch_deliveries WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("count deliveries: %w", err)
+	}
+	meta := answerdesk.NewPageMeta(q.Page, q.PageSize, total)
+	list, err := s.deliveries(ctx, `d.id IN (SELECT id FROM dispatch_deliveries WHERE `+where+` ORDER BY id DESC LIMIT ? OFFSET ?)`,
+		append(args, q.PageSize, q.Offset())...)
+	return list, meta, err
+}
+
+func (s *DispatchService) deliveries(ctx context.Context, where string, args ...any) ([]*answerdesk.DispatchDelivery, error) {
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM dispatch_deliveries d WHERE `+where+` ORDER BY d.id DESC`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	list := []*answerdesk.DispatchDelivery{}
+	byID := map[int64]*answerdesk.DispatchDelivery{}
+	var ids []any
+	for rows.Next() {
+		var d answerdesk.DispatchDelivery
+		var next *int64
+		var created, updated int64
+		var warnings string
+		if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.ContactID, &d.MethodID, &d.EscalationLevel, &d.URL, &d.Status,
+			&next, &warnings, &created, &updated); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("scan delivery: %w", err)
+		}
+		if d.Status == "sending" {
+			d.Status = answerdesk.DispatchPending
+		}
+		if d.Status == answerdesk.DispatchPending {
+			d.NextAttemptAt = msPtr(next)
+		}
+		d.CreatedAt, d.UpdatedAt = fromMS(created), fromMS(updated)
+		if err := json.Unmarshal([]byte(warnings), &d.Warnings); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("decode warnings of delivery %d: %w", d.ID, err)
+		}
+		d.Attempts = []answerdesk.DispatchAttempt{}
+		list = append(list, &d)
+		byID[d.ID] = &d
+		ids = append(ids, d.ID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return list, err
+	}
+	arows, err := s.db.rd.QueryContext(ctx, `SELECT delivery_id, at, http_status, duration_ms, error, response_excerpt
+		FROM dispatch_attempts WHERE delivery_id IN (`+placeholders(len(ids))+`) ORDER BY id`, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("list attempts: %w", err)
+	}
+	defer arows.Close()
+	for arows.Next() {
+		var id, at int64
+		var a answerdesk.DispatchAttempt
+		if err := arows.Scan(&id, &at, &a.HTTPStatus, &a.DurationMS, &a.Error, &a.ResponseExcerpt); err != nil {
+			return nil, fmt.Errorf("scan attempt: %w", err)
+		}
+		a.At = fromMS(at)
+		byID[id].Attempts = append(byID[id].Attempts, a)
+	}
+	return list, arows.Err()
+}
+
+// ReplayDispatchDelivery sends a delivery again now, with a fresh set of retries.
+func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.DispatchDelivery, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 1 {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+	}
+	vis, args := visibility(c, "account_id")
+	now := s.db.now().UnixMilli()
+	var found bool
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM dispatch_deliveries WHERE id = ? AND `+vis, append([]any{n}, args...)...).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("load delivery %d: %w", n, err)
+		}
+		found = true
+		if status == "sending" {
+			return answerdesk.Errorf(answerdesk.ECONFLICT, "delivery %d is being sent right now; replay it once the attempt is recorded", n)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ?`, now, now, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+	}
+	if s.OnChange != nil {
+		s.OnChange()
+	}
+	list, err := s.deliveries(ctx, "d.id = ?", n)
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return list[0], nil
+}
