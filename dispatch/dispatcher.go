@@ -30,13 +30,12 @@ type Dispatcher struct {
 	Backoff []time.Duration // default DefaultDispatchBackoff
 	Logger  *slog.Logger
 
-	wakeOnce sync.Once
-	wake     chan struct{}
+	once sync.Once
+	waker
 }
 
 func (d *Dispatcher) init() {
-	d.wakeOnce.Do(func() {
-		d.wake = make(chan struct{}, 1)
+	d.once.Do(func() {
 		if d.Now == nil {
 			d.Now = time.Now
 		}
@@ -61,38 +60,10 @@ func (d *Dispatcher) init() {
 	})
 }
 
-// Wake makes Run look for due deliveries now: a new message is pushed at once.
-func (d *Dispatcher) Wake() {
-	d.init()
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Run dispatches until ctx ends.
+// Run dispatches until ctx ends; Wake (a new message, a replay) makes it look at once.
 func (d *Dispatcher) Run(ctx context.Context) {
 	d.init()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		case <-d.wake:
-		}
-		for ctx.Err() == nil {
-			n, err := d.Tick(ctx)
-			if err != nil && ctx.Err() == nil {
-				d.Logger.ErrorContext(ctx, "dispatcher", "err", err)
-			}
-			if err != nil || n < d.Batch {
-				break
-			}
-		}
-		timer.Reset(d.Poll)
-	}
+	runLoop(ctx, &d.waker, d.Poll, d.Batch, "dispatcher", d.Logger, d.Tick)
 }
 
 // Tick escalates due messages and sends one batch of deliveries; it returns how many
@@ -107,21 +78,7 @@ func (d *Dispatcher) Tick(ctx context.Context) (int, error) {
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
-	outcomes := make([]*answerdesk.DeliveryOutcome, len(claimed))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(d.Workers, len(claimed)) {
-		wg.Go(func() {
-			for i := range work {
-				outcomes[i] = d.send(ctx, claimed[i])
-			}
-		})
-	}
-	for i := range claimed {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	outcomes := parallel(claimed, d.Workers, func(c *answerdesk.ClaimedDelivery) *answerdesk.DeliveryOutcome { return d.send(ctx, c) })
 
 	// Recorded even after a cancel: an endpoint that answered is not sent the same
 	// delivery again after a restart.

@@ -32,13 +32,12 @@ type Scheduler struct {
 	Backoff []time.Duration // waits between transient failures (default DefaultToDoBackoff)
 	Logger  *slog.Logger
 
-	wakeOnce sync.Once
-	wake     chan struct{}
+	once sync.Once
+	waker
 }
 
 func (s *Scheduler) init() {
-	s.wakeOnce.Do(func() {
-		s.wake = make(chan struct{}, 1)
+	s.once.Do(func() {
 		if s.Now == nil {
 			s.Now = time.Now
 		}
@@ -63,40 +62,12 @@ func (s *Scheduler) init() {
 	})
 }
 
-// Wake makes Run look for due work now rather than at its next poll; a To Do created with
-// "immediately" goes out at once.
-func (s *Scheduler) Wake() {
-	s.init()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Run delivers due occurrences until ctx ends. In-flight sends are cut off on cancel; those
-// the provider had not answered are released for the next start.
+// Run delivers due occurrences until ctx ends; Wake (a To Do created with "immediately")
+// makes it look at once. In-flight sends are cut off on cancel; those the provider had not
+// answered are released for the next start.
 func (s *Scheduler) Run(ctx context.Context) {
 	s.init()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		case <-s.wake:
-		}
-		for ctx.Err() == nil {
-			n, err := s.Tick(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.Logger.ErrorContext(ctx, "to-do scheduler", "err", err)
-			}
-			if err != nil || n < s.Batch {
-				break
-			}
-		}
-		timer.Reset(s.Poll)
-	}
+	runLoop(ctx, &s.waker, s.Poll, s.Batch, "to-do scheduler", s.Logger, s.Tick)
 }
 
 // channelFor picks the channel of a To Do: its provider when configured, else the outbox.
@@ -135,21 +106,7 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 	if err != nil || len(occs) == 0 {
 		return 0, err
 	}
-	results := make([]*answerdesk.AttemptResult, len(occs))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(s.Workers, len(occs)) {
-		wg.Go(func() {
-			for i := range work {
-				results[i] = s.deliver(ctx, occs[i])
-			}
-		})
-	}
-	for i := range occs {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	results := parallel(occs, s.Workers, func(o *answerdesk.Occurrence) *answerdesk.AttemptResult { return s.deliver(ctx, o) })
 
 	// Outcomes are recorded even when ctx was cancelled mid-batch: a provider that answered
 	// must not be sent the same occurrence again after a restart.

@@ -15,14 +15,8 @@ const (
 
 func (s *Server) listOnCallContacts(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	page, size := q.int("page"), q.int("page_size")
+	p := q.paging(defaultContactPageSize, maxContactPageSize)
 	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	var v answerdesk.ValidationErrors
-	p := answerdesk.CheckPaging(&v, page, size, defaultContactPageSize, maxContactPageSize)
-	if err := v.Err(); err != nil {
 		s.Error(w, r, err)
 		return
 	}

@@ -66,6 +66,15 @@ func (q *query) bool(name string) *bool {
 
 func (q *query) err() error { return q.errs.Err() }
 
+// paging reads page and page_size against a list's default and maximum.
+func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
+	page, size := q.int("page"), q.int("page_size")
+	if q.errs.Has("page") || q.errs.Has("page_size") {
+		return answerdesk.Paging{}
+	}
+	return answerdesk.CheckPaging(&q.errs, page, size, defaultSize, maxSize)
+}
+
 // readBody reads the whole (size-limited) request body.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)

@@ -9,14 +9,8 @@ import (
 
 func (s *Server) listToDos(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	page, size := q.int("page"), q.int("page_size")
+	p := q.paging(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)
 	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	var v answerdesk.ValidationErrors
-	p := answerdesk.CheckPaging(&v, page, size, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)
-	if err := v.Err(); err != nil {
 		s.Error(w, r, err)
 		return
 	}
