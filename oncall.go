@@ -353,7 +353,8 @@ type ClaimedDelivery struct {
 	UUID          string
 	MessageID     int64
 	MethodID      int64
-	Attempts      int // attempts made before this one
+	Attempts      int   // attempts recorded before this one: what the backoff counts
+	Claim         int64 // the claim this attempt holds; a record for an older claim settles nothing
 	URL           string
 	ContentType   string
 	Body          []byte

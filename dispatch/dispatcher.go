@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -23,9 +24,9 @@ type Dispatcher struct {
 	Client *WebhookClient
 
 	Now     func() time.Time
-	Lease   time.Duration   // default 1 min (the request time-out is 10 s)
+	Lease   time.Duration   // default 1 min
 	Poll    time.Duration   // default 1 s
-	Batch   int             // default 100
+	Batch   int             // default 2 × Workers: two rounds of 10 s requests fit well inside the lease
 	Workers int             // concurrent requests, default 16
 	Backoff []time.Duration // default DefaultDispatchBackoff
 	Logger  *slog.Logger
@@ -45,11 +46,11 @@ func (d *Dispatcher) init() {
 		if d.Poll <= 0 {
 			d.Poll = time.Second
 		}
-		if d.Batch <= 0 {
-			d.Batch = 100
-		}
 		if d.Workers <= 0 {
 			d.Workers = 16
+		}
+		if d.Batch <= 0 {
+			d.Batch = 2 * d.Workers
 		}
 		if d.Backoff == nil {
 			d.Backoff = DefaultDispatchBackoff
@@ -78,24 +79,45 @@ func (d *Dispatcher) Tick(ctx context.Context) (int, error) {
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
-	outcomes := parallel(claimed, d.Workers, func(c *answerdesk.ClaimedDelivery) *answerdesk.DeliveryOutcome { return d.send(ctx, c) })
-
-	// Recorded even after a cancel: an endpoint that answered is not sent the same
+	// Outcomes are recorded as they arrive, each write taking every outcome that has arrived
+	// meanwhile: under light load an answer is recorded at once, under heavy load the writes
+	// group themselves. A crash then resends only what had no recorded answer. Recording uses
+	// a context a stop does not cancel, so an endpoint that answered is not sent the same
 	// delivery again after a restart.
 	settle := context.WithoutCancel(ctx)
-	var done []answerdesk.DeliveryOutcome
-	var cutOff []*answerdesk.ClaimedDelivery
-	for i, o := range outcomes {
-		if o == nil {
-			cutOff = append(cutOff, claimed[i])
-			continue
+	type result struct {
+		c *answerdesk.ClaimedDelivery
+		o *answerdesk.DeliveryOutcome
+	}
+	arrived := make(chan result, len(claimed))
+	go parallel(claimed, d.Workers, func(c *answerdesk.ClaimedDelivery) struct{} {
+		arrived <- result{c, d.send(ctx, c)}
+		return struct{}{}
+	})
+	var errs []error
+	for left := len(claimed); left > 0; {
+		group := []result{<-arrived}
+		for more := true; more; {
+			select {
+			case r := <-arrived:
+				group = append(group, r)
+			default:
+				more = false
+			}
 		}
-		done = append(done, *o)
+		left -= len(group)
+		var done []answerdesk.DeliveryOutcome
+		var cutOff []*answerdesk.ClaimedDelivery
+		for _, r := range group {
+			if r.o == nil {
+				cutOff = append(cutOff, r.c)
+			} else {
+				done = append(done, *r.o)
+			}
+		}
+		errs = append(errs, d.Queue.RecordDeliveryOutcomes(settle, done), d.Queue.ReleaseDeliveries(settle, cutOff, d.Now()))
 	}
-	if err := d.Queue.RecordDeliveryOutcomes(settle, done); err != nil {
-		return len(claimed), err
-	}
-	return len(claimed), d.Queue.ReleaseDeliveries(settle, cutOff, d.Now())
+	return len(claimed), errors.Join(errs...)
 }
 
 // send makes one attempt and decides what follows; nil means it was cut off by a cancel

@@ -412,3 +412,23 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 		}
 	})
 }
+
+// TestTakeoverKeepsTheRetrySchedule: a delivery claimed by a process that died is taken over
+// when the lease expires, and the backoff counts the attempts made, not the claims.
+func TestTakeoverKeepsTheRetrySchedule(t *testing.T) {
+	app := testapp.New(t)
+	rcv := newReceiver(t, 503, 200)
+	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	if claimed, err := app.Dispatch.ClaimDeliveries(context.Background(), app.Clock.Now(), time.Minute, 10); err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %v %v", claimed, err)
+	}
+	app.Clock.Advance(61 * time.Second) // the lease of the dead process expires
+	d := newDispatcher(app)
+	dispatchTick(t, d) // first real attempt: 503
+	app.Clock.Advance(6 * time.Second)
+	dispatchTick(t, d) // the first backoff is 5 s, not the second one (30 s)
+	if dl := deliveries(t, app, m.ID)[0]; dl.Status != "delivered" || len(dl.Attempts) != 2 {
+		t.Fatalf("after takeover: status %s, %d attempts", dl.Status, len(dl.Attempts))
+	}
+}

@@ -164,7 +164,7 @@ func newWebhookClient(version string, control func(network, address string, _ sy
 		ResponseHeaderTimeout:  DefaultWebhookTimeout,
 		ExpectContinueTimeout:  time.Second,
 		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConnsPerHost:    32, // as many as may be in use, or each batch reconnects (a TLS handshake each)
 		MaxConnsPerHost:        32,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,

@@ -296,6 +296,12 @@ func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message,
 
 // EscalateDue moves unacknowledged messages past their next_escalation_at to the next level.
 func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit int) (int, error) {
+	// Most ticks have nothing to escalate: look on a reader before taking the one writer.
+	var due bool
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE next_escalation_at IS NOT NULL
+		AND next_escalation_at <= ? AND status != 'acknowledged')`, now.UnixMilli()).Scan(&due); err != nil || !due {
+		return 0, err
+	}
 	n := 0
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE next_escalation_at IS NOT NULL AND next_escalation_at <= ?
@@ -347,7 +353,9 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 			  OR contact_id IN (SELECT id FROM on_call_contacts WHERE deleted_at IS NOT NULL))`, nowMS, nowMS, nowMS); err != nil {
 			return fmt.Errorf("fail deliveries of removed methods: %w", err)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.uuid, d.message_id, d.method_id, d.attempts, d.url, d.content_type, d.body,
+		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.uuid, d.message_id, d.method_id,
+			(SELECT count(*) FROM dispatch_attempts a WHERE a.delivery_id = d.id AND a.id > coalesce(d.replayed_after, 0)),
+			d.attempts + 1, d.url, d.content_type, d.body,
 			coalesce(m.basic_username, ''), coalesce(m.basic_password_sealed, ''), coalesce(m.headers_sealed, ''), coalesce(m.signing_secret_sealed, '')
 			FROM dispatch_deliveries d JOIN delivery_methods m ON m.id = d.method_id
 			WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= ? AND (d.status = 'pending' OR d.lease_until <= ?)
@@ -359,7 +367,7 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		for rows.Next() {
 			d := &answerdesk.ClaimedDelivery{}
 			var pass, headers, secret string
-			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.URL, &d.ContentType, &d.Body,
+			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.Claim, &d.URL, &d.ContentType, &d.Body,
 				&d.BasicUser, &pass, &headers, &secret); err != nil {
 				rows.Close()
 				return fmt.Errorf("scan delivery: %w", err)
@@ -440,7 +448,7 @@ func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes [
 				}
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
-				WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, d.ID, d.Attempts+1); err != nil {
+				WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, d.ID, d.Claim); err != nil {
 				return fmt.Errorf("settle delivery %d: %w", d.ID, err)
 			}
 			if o.Status == answerdesk.DispatchDelivered {
@@ -469,8 +477,8 @@ func (s *DispatchService) ReleaseDeliveries(ctx context.Context, ds []*answerdes
 	return s.db.tx(ctx, func(tx *sql.Tx) error {
 		for _, d := range ds {
 			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', lease_until = NULL, next_attempt_at = ?,
-				attempts = attempts - 1, updated_at = ? WHERE id = ? AND status = 'sending' AND attempts = ?`,
-				now.UnixMilli(), now.UnixMilli(), d.ID, d.Attempts+1); err != nil {
+				updated_at = ? WHERE id = ? AND status = 'sending' AND attempts = ?`,
+				now.UnixMilli(), now.UnixMilli(), d.ID, d.Claim); err != nil {
 				return fmt.Errorf("release delivery %d: %w", d.ID, err)
 			}
 		}
@@ -592,7 +600,9 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 		if status == "sending" {
 			return answerdesk.Errorf(answerdesk.ECONFLICT, "delivery %d is being sent right now; replay it once the attempt is recorded", n)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ?`, now, now, n)
+		// A replay starts a fresh set of retries: attempts before it no longer count.
+		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ?,
+			replayed_after = (SELECT coalesce(max(id), 0) FROM dispatch_attempts WHERE delivery_id = ?) WHERE id = ?`, now, now, n, n)
 		return err
 	})
 	if err != nil {

@@ -9,9 +9,17 @@
 // pre-fetched real list response from memory, with no authentication and no database: the
 // upper bound for that response on this machine.
 //
+// Then, on a fresh demo database of its own, it measures message push (CONTRACT §2): the
+// server is started with --dispatch-allow-private, account 1001's on-call contacts are
+// replaced by one whose external_api method points at a receiver inside loadgen, and
+// -dispatch messages are created through POST /api/v2/messages by -dispatch-concurrency
+// workers. It reports deliveries per second and the latency from the start of each POST
+// to the arrival of its delivery at the receiver (see dispatch.go).
+//
 // Usage:
 //
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk [-duration 10s] [-concurrency 16]
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -http=false [-dispatch 10000] [-dispatch-concurrency 8] [-dispatch-rate 0]
 //
 // The load generator, the server and the ceiling share the machine's CPUs, so the figures
 // are relative to this machine and to the generator's own cost.
@@ -86,6 +94,11 @@ type config struct {
 	concurrency int
 	keep        bool
 	cpuProfile  string
+	http        bool // run the HTTP read scenarios
+
+	dispatch            int // messages of the dispatch scenario; 0 skips it
+	dispatchConcurrency int
+	dispatchRate        float64 // POSTs per second; 0: closed loop, as fast as they go
 
 	// Hidden: run as the ceiling server, answering with this file's bytes.
 	ceilingBody        string
@@ -104,6 +117,10 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&cfg.concurrency, "concurrency", 16, "concurrent workers (and keep-alive connections)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator (not the server) to this file")
+	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
+	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")
+	fs.IntVar(&cfg.dispatchConcurrency, "dispatch-concurrency", 8, "concurrent POSTs in the dispatch scenario")
+	fs.Float64Var(&cfg.dispatchRate, "dispatch-rate", 0, "POSTs per second in the dispatch scenario, at most (0: as fast as the workers go)")
 	fs.StringVar(&cfg.ceilingBody, "ceiling-body", "", "")
 	fs.StringVar(&cfg.ceilingContentType, "ceiling-content-type", "", "")
 	fs.Usage = func() { usage(fs) }
@@ -125,6 +142,14 @@ func parseConfig(args []string) (*config, error) {
 		return nil, errors.New("-duration must be positive")
 	case cfg.concurrency < 1:
 		return nil, errors.New("-concurrency must be at least 1")
+	case cfg.dispatch < 0:
+		return nil, errors.New("-dispatch must not be negative")
+	case cfg.dispatchConcurrency < 1:
+		return nil, errors.New("-dispatch-concurrency must be at least 1")
+	case cfg.dispatchRate < 0:
+		return nil, errors.New("-dispatch-rate must not be negative")
+	case !cfg.http && cfg.dispatch == 0:
+		return nil, errors.New("nothing to run: -http=false and -dispatch 0")
 	}
 	return &cfg, nil
 }
@@ -177,8 +202,8 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// runBenchmark seeds the database, starts the server and the ceiling, runs every scenario
-// and prints the results.
+// runBenchmark runs the HTTP scenarios, then the dispatch scenario, each against a server
+// of its own (the first is stopped before the second starts), and prints the results.
 func runBenchmark(ctx context.Context, cfg *config) (err error) {
 	fmt.Printf("GOMAXPROCS=%d NumCPU=%d; the load generator shares these CPUs with the server and the ceiling\n",
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
@@ -196,7 +221,22 @@ func runBenchmark(ctx context.Context, cfg *config) (err error) {
 			err = fmt.Errorf("remove temporary directory: %w", rmErr)
 		}
 	}()
+	if cfg.http {
+		if err := runHTTPScenarios(ctx, cfg, dir); err != nil {
+			return err
+		}
+	}
+	if cfg.dispatch > 0 {
+		if err := runDispatch(ctx, cfg, filepath.Join(dir, "dispatch")); err != nil {
+			return fmt.Errorf("dispatch scenario: %w", err)
+		}
+	}
+	return nil
+}
 
+// runHTTPScenarios seeds the database in dir, starts the server and the ceiling, runs
+// every read scenario and prints the results.
+func runHTTPScenarios(ctx context.Context, cfg *config, dir string) error {
 	dbPath := filepath.Join(dir, "answerdesk.db")
 	fx, err := seed(ctx, dbPath, cfg.messages)
 	if err != nil {
@@ -398,9 +438,11 @@ func (p *process) stop() {
 	}
 }
 
-// startServer starts the answerdesk binary on the database with JSON logs.
-func startServer(ctx context.Context, bin, dbPath string) (*process, error) {
-	cmd := exec.CommandContext(ctx, bin, "serve", "--db", dbPath, "--addr", "127.0.0.1:0", "--log-format", "json")
+// startServer starts the answerdesk binary on the database with JSON logs and the extra
+// serve flags.
+func startServer(ctx context.Context, bin, dbPath string, extra ...string) (*process, error) {
+	args := append([]string{"serve", "--db", dbPath, "--addr", "127.0.0.1:0", "--log-format", "json"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	return startProcess("answerdesk", cmd)
 }
