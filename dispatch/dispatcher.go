@@ -79,45 +79,14 @@ func (d *Dispatcher) Tick(ctx context.Context) (int, error) {
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
-	// Outcomes are recorded as they arrive, each write taking every outcome that has arrived
-	// meanwhile: under light load an answer is recorded at once, under heavy load the writes
-	// group themselves. A crash then resends only what had no recorded answer. Recording uses
-	// a context a stop does not cancel, so an endpoint that answered is not sent the same
-	// delivery again after a restart.
+	// Recorded with a context a stop does not cancel: an endpoint that answered is not sent
+	// the same delivery again after a restart.
 	settle := context.WithoutCancel(ctx)
-	type result struct {
-		c *answerdesk.ClaimedDelivery
-		o *answerdesk.DeliveryOutcome
-	}
-	arrived := make(chan result, len(claimed))
-	go parallel(claimed, d.Workers, func(c *answerdesk.ClaimedDelivery) struct{} {
-		arrived <- result{c, d.send(ctx, c)}
-		return struct{}{}
-	})
-	var errs []error
-	for left := len(claimed); left > 0; {
-		group := []result{<-arrived}
-		for more := true; more; {
-			select {
-			case r := <-arrived:
-				group = append(group, r)
-			default:
-				more = false
-			}
-		}
-		left -= len(group)
-		var done []answerdesk.DeliveryOutcome
-		var cutOff []*answerdesk.ClaimedDelivery
-		for _, r := range group {
-			if r.o == nil {
-				cutOff = append(cutOff, r.c)
-			} else {
-				done = append(done, *r.o)
-			}
-		}
-		errs = append(errs, d.Queue.RecordDeliveryOutcomes(settle, done), d.Queue.ReleaseDeliveries(settle, cutOff, d.Now()))
-	}
-	return len(claimed), errors.Join(errs...)
+	err = sendAndSettle(claimed, d.Workers, func(c *answerdesk.ClaimedDelivery) *answerdesk.DeliveryOutcome { return d.send(ctx, c) },
+		func(done []answerdesk.DeliveryOutcome, cutOff []*answerdesk.ClaimedDelivery) error {
+			return errors.Join(d.Queue.RecordDeliveryOutcomes(settle, done), d.Queue.ReleaseDeliveries(settle, cutOff, d.Now()))
+		})
+	return len(claimed), err
 }
 
 // send makes one attempt and decides what follows; nil means it was cut off by a cancel

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -70,4 +71,45 @@ func parallel[T, R any](items []T, workers int, f func(T) R) []R {
 	close(work)
 	wg.Wait()
 	return out
+}
+
+// sendAndSettle sends every item with at most workers at a time and settles the outcomes as
+// they arrive: each settle call takes every outcome that has arrived meanwhile, so under
+// light load an answer is recorded at once and under heavy load the writes group themselves.
+// A nil outcome means the send was cut off before the other side answered; those go to
+// settle's cutOff. A crash then repeats only what had no recorded answer.
+func sendAndSettle[T, O any](items []T, workers int, send func(T) *O, settle func(done []O, cutOff []T) error) error {
+	type result struct {
+		item T
+		out  *O
+	}
+	arrived := make(chan result, len(items))
+	go parallel(items, workers, func(item T) struct{} {
+		arrived <- result{item, send(item)}
+		return struct{}{}
+	})
+	var errs []error
+	for left := len(items); left > 0; {
+		group := []result{<-arrived}
+		for more := true; more; {
+			select {
+			case r := <-arrived:
+				group = append(group, r)
+			default:
+				more = false
+			}
+		}
+		left -= len(group)
+		var done []O
+		var cutOff []T
+		for _, r := range group {
+			if r.out == nil {
+				cutOff = append(cutOff, r.item)
+			} else {
+				done = append(done, *r.out)
+			}
+		}
+		errs = append(errs, settle(done, cutOff))
+	}
+	return errors.Join(errs...)
 }

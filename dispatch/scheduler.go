@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -106,27 +107,14 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 	if err != nil || len(occs) == 0 {
 		return 0, err
 	}
-	results := parallel(occs, s.Workers, func(o *answerdesk.Occurrence) *answerdesk.AttemptResult { return s.deliver(ctx, o) })
-
-	// Outcomes are recorded even when ctx was cancelled mid-batch: a provider that answered
-	// must not be sent the same occurrence again after a restart.
+	// Recorded with a context a stop does not cancel: a provider that answered must not be
+	// sent the same occurrence again after a restart.
 	settle := context.WithoutCancel(ctx)
-	var done []answerdesk.AttemptResult
-	var cutOff []*answerdesk.Occurrence
-	for i, r := range results {
-		if r == nil {
-			cutOff = append(cutOff, occs[i])
-			continue
-		}
-		done = append(done, *r)
-	}
-	if err := s.Queue.RecordAttempts(settle, done); err != nil {
-		return len(occs), err
-	}
-	if err := s.Queue.ReleaseOccurrences(settle, cutOff, s.Now()); err != nil {
-		return len(occs), err
-	}
-	return len(occs), nil
+	err = sendAndSettle(occs, s.Workers, func(o *answerdesk.Occurrence) *answerdesk.AttemptResult { return s.deliver(ctx, o) },
+		func(done []answerdesk.AttemptResult, cutOff []*answerdesk.Occurrence) error {
+			return errors.Join(s.Queue.RecordAttempts(settle, done), s.Queue.ReleaseOccurrences(settle, cutOff, s.Now()))
+		})
+	return len(occs), err
 }
 
 // deliver sends one occurrence and returns its outcome, or nil when the send was cut off
