@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 )
@@ -26,6 +27,10 @@ type Server struct {
 	Dispatch   answerdesk.DispatchService
 	Tokens     answerdesk.TokenService
 	Signer     *answerdesk.AudioSigner
+	// Site is the content served as pages and by the public API; nil serves neither.
+	Site *content.Site
+	// Public configures the public API (rate limit, proxies, deprecation).
+	Public PublicConfig
 	// Ready reports whether the service can take traffic (database reachable, schema current).
 	Ready func(ctx context.Context) error
 
@@ -66,6 +71,10 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/readyz", s.readyz)
 	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
+	if s.Site != nil {
+		s.siteRoutes(r)
+		r.Route("/api/v1", s.publicRoutes("v1", s.Site, false))
+	}
 
 	r.Route("/api/v2", func(r chi.Router) {
 		r.Use(limitBody(MaxBodyBytes))

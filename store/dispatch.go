@@ -364,6 +364,11 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 			return fmt.Errorf("find due deliveries: %w", err)
 		}
 		var ids []any
+		type unreadableDelivery struct {
+			id     int64
+			reason string
+		}
+		var unreadable []unreadableDelivery
 		for rows.Next() {
 			d := &answerdesk.ClaimedDelivery{}
 			var pass, headers, secret string
@@ -391,13 +396,24 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 				}
 			}
 			if err != nil {
-				rows.Close()
-				return fmt.Errorf("open secrets of delivery method %d: %w", d.MethodID, err)
+				// One method's unreadable credentials (a replaced key file) must not stall every
+				// delivery: this one fails with the reason, the others go out.
+				unreadable = append(unreadable, unreadableDelivery{d.ID, err.Error()})
+				continue
 			}
 			out = append(out, d)
 			ids = append(ids, d.ID)
 		}
 		rows.Close()
+		for _, u := range unreadable {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_attempts (delivery_id, at, duration_ms, error) VALUES (?, ?, 0, ?)`,
+				u.id, nowMS, "not sent: "+u.reason); err != nil {
+				return fmt.Errorf("record unreadable credentials: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ? WHERE id = ?`, nowMS, u.id); err != nil {
+				return fmt.Errorf("fail delivery %d: %w", u.id, err)
+			}
+		}
 		if err := rows.Err(); err != nil || len(ids) == 0 {
 			return err
 		}

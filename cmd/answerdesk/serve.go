@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,9 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
+	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -38,6 +41,10 @@ type serveConfig struct {
 	recordingRetention   time.Duration
 	logFormat            string
 	shutdownTimeout      time.Duration
+	contentDir           string
+	trustedProxies       stringList
+	v1DeprecatedAt       string
+	v1SunsetAt           string
 	smtp                 dispatch.SMTPConfig
 	twilio               dispatch.TwilioConfig
 }
@@ -60,6 +67,10 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
+	fs.StringVar(&cfg.contentDir, "content", "", "directory of site and docs Markdown to serve instead of the embedded content")
+	fs.Var(&cfg.trustedProxies, "trusted-proxy", "address or CIDR of a proxy whose X-Forwarded-For is believed (repeatable)")
+	fs.StringVar(&cfg.v1DeprecatedAt, "v1-deprecated-at", "", "date (YYYY-MM-DD) public API v1 is deprecated: adds Deprecation headers")
+	fs.StringVar(&cfg.v1SunsetAt, "v1-sunset-at", "", "date (YYYY-MM-DD) public API v1 stops: adds Sunset headers")
 	fs.StringVar(&cfg.smtp.Host, "smtp-host", "", "SMTP server for email To Dos (empty: email goes to the outbox)")
 	fs.IntVar(&cfg.smtp.Port, "smtp-port", 0, "SMTP port (default 587, 465 with --smtp-tls tls, 25 with none)")
 	fs.StringVar(&cfg.smtp.Username, "smtp-username", "", "SMTP user name (turns on SMTP AUTH)")
@@ -142,7 +153,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	messages.OnCreate = dispatcher.Wake
 	dispatchService := store.NewDispatchService(db)
 	dispatchService.OnChange = dispatcher.Wake
+	site, public, err := loadPublic(cfg)
+	if err != nil {
+		return err
+	}
 	srv := &rest.Server{
+		Site:       site,
+		Public:     public,
 		Messages:   messages,
 		Recordings: recordings,
 		ToDos:      toDos,
@@ -192,6 +209,51 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// loadPublic loads the site content and the public API's configuration.
+func loadPublic(cfg serveConfig) (*content.Site, rest.PublicConfig, error) {
+	var pc rest.PublicConfig
+	fsys := content.Embedded()
+	if cfg.contentDir != "" {
+		fsys = os.DirFS(cfg.contentDir)
+	}
+	site, err := content.Load(fsys)
+	if err != nil {
+		return nil, pc, err
+	}
+	if cfg.publicRateLimit < 0 {
+		return nil, pc, errors.New("--public-rate-limit must be 0 (no limit) or more")
+	}
+	if cfg.publicRateLimit > 0 {
+		pc.Limit = cfg.publicRateLimit
+		pc.Limiter = &ratelimit.Memory{Limit: cfg.publicRateLimit, Window: time.Minute}
+	}
+	for _, p := range cfg.trustedProxies {
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(p)
+			if aerr != nil {
+				return nil, pc, fmt.Errorf("--trusted-proxy %q: not an address or CIDR", p)
+			}
+			prefix = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		pc.TrustedProxies = append(pc.TrustedProxies, prefix)
+	}
+	for _, d := range []struct {
+		flag, value string
+		into        *time.Time
+	}{{"--v1-deprecated-at", cfg.v1DeprecatedAt, &pc.DeprecatedAt}, {"--v1-sunset-at", cfg.v1SunsetAt, &pc.SunsetAt}} {
+		if d.value == "" {
+			continue
+		}
+		t, err := time.Parse("2006-01-02", d.value)
+		if err != nil {
+			return nil, pc, fmt.Errorf("%s %q: want YYYY-MM-DD", d.flag, d.value)
+		}
+		*d.into = t
+	}
+	return site, pc, nil
 }
 
 // newScheduler builds the To Do scheduler with a channel per configured provider; without

@@ -1,0 +1,332 @@
+package rest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/go-chi/chi/v5"
+)
+
+// Public API error codes (CONTRACT §3).
+const (
+	codeInvalidParam = "rest_invalid_param"
+	codeMissingParam = "rest_missing_callback_param"
+	codeJobNotFound  = "job_not_found"
+)
+
+func init() {
+	defaultHints[codeInvalidParam] = "Check the parameter against the public API reference."
+	defaultHints[codeMissingParam] = "Add the required parameter."
+	defaultHints[codeJobNotFound] = "Batch jobs are kept 24 hours; send the batch again."
+}
+
+// PublicConfig configures the public API.
+type PublicConfig struct {
+	Limiter answerdesk.RateLimiter // nil: no limit
+	// Limit is the requests per minute the limiter allows, for the RateLimit-Policy header.
+	Limit int
+	// TrustedProxies may set X-Forwarded-For; other clients are keyed by their address.
+	TrustedProxies []netip.Prefix
+	// DeprecatedAt and SunsetAt, when set, add Deprecation and Sunset headers to v1.
+	DeprecatedAt, SunsetAt time.Time
+}
+
+// publicAPI serves /api/v1 or, with sandbox, /api/sandbox/v1 from a site's content.
+type publicAPI struct {
+	s       *Server
+	site    *content.Site
+	sandbox bool
+	bucket  string // rate-limit key prefix: the sandbox counts apart
+}
+
+func (s *Server) publicRoutes(prefix string, site *content.Site, sandbox bool) func(chi.Router) {
+	api := &publicAPI{s: s, site: site, sandbox: sandbox, bucket: prefix}
+	return func(r chi.Router) {
+		r.Use(limitBody(64<<10), api.headers, api.rateLimit)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
+		})
+		r.Get("/company", api.company)
+		r.Get("/services", api.services)
+		r.Get("/pricing", api.pricing)
+	}
+}
+
+// headers echoes Idempotency-Key and adds the deprecation headers when configured.
+func (a *publicAPI) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if k := r.Header.Get("Idempotency-Key"); k != "" && len(k) <= 255 {
+			w.Header().Set("Idempotency-Key", k)
+		}
+		cfg := a.s.Public
+		if !cfg.DeprecatedAt.IsZero() {
+			w.Header().Set("Deprecation", "@"+strconv.FormatInt(cfg.DeprecatedAt.Unix(), 10))
+			w.Header().Add("Link", fmt.Sprintf(`<%s/docs/versioning>; rel="deprecation"; type="text/html"`, a.s.BaseURL))
+		}
+		if !cfg.SunsetAt.IsZero() {
+			w.Header().Set("Sunset", cfg.SunsetAt.UTC().Format(http.TimeFormat))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clientKey is the address a client is limited by: the peer, or with a trusted proxy the
+// right-most untrusted address of X-Forwarded-For.
+func (a *publicAPI) clientKey(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	trusted := func(ip netip.Addr) bool {
+		return slices.ContainsFunc(a.s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
+	}
+	if !trusted(addr) {
+		return addr.Unmap().String()
+	}
+	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		ip, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		addr = ip
+		if !trusted(ip) {
+			break
+		}
+	}
+	return addr.Unmap().String()
+}
+
+// rateLimit spends one request per call (a batch spends one per operation, in batch) and
+// writes the rate-limit headers on every response.
+func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.clientKey(r), 1, a.s.Now())
+		if err != nil {
+			s := a.s
+			s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
+			return
+		}
+		a.writeRateHeaders(w, d)
+		if !d.Allowed {
+			a.tooMany(w, d)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *publicAPI) writeRateHeaders(w http.ResponseWriter, d answerdesk.RateDecision) {
+	reset := int((d.Reset + time.Second - 1) / time.Second)
+	h := w.Header()
+	h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=60`, d.Limit))
+	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, reset))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(reset))
+}
+
+func (a *publicAPI) tooMany(w http.ResponseWriter, d answerdesk.RateDecision) {
+	retry := int((d.Reset + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	a.s.writeErrorObject(w, http.StatusTooManyRequests, codeRateLimited,
+		fmt.Sprintf("over the limit of %d requests per minute", d.Limit), fmt.Sprintf("Wait %d seconds, then retry.", retry), nil)
+}
+
+// badParam writes a 400 rest_invalid_param naming the parameter.
+func (a *publicAPI) badParam(w http.ResponseWriter, name, msg string) {
+	a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, "invalid parameter "+name+": "+msg, "", nil)
+}
+
+// checkParams refuses parameters the endpoint does not know: a typo is an error, not a
+// silently ignored filter.
+func (a *publicAPI) checkParams(w http.ResponseWriter, r *http.Request, known ...string) bool {
+	for name, vs := range r.URL.Query() {
+		if !slices.Contains(known, name) {
+			a.badParam(w, name, "unknown parameter; this endpoint takes "+orNone(known))
+			return false
+		}
+		if len(vs) > 1 {
+			a.badParam(w, name, "must be given once")
+			return false
+		}
+	}
+	return true
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// write encodes v (a JSON object) with "sandbox": true in the sandbox, with an ETag and
+// Cache-Control, answering 304 to a matching If-None-Match.
+func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
+		return
+	}
+	if a.sandbox {
+		body = append([]byte(`{"sandbox":true,`), bytes.TrimPrefix(body, []byte("{"))...)
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "public, max-age=300")
+	if match := r.Header.Get("If-None-Match"); match != "" && slices.ContainsFunc(strings.Split(match, ","), func(m string) bool {
+		m = strings.TrimSpace(m)
+		return m == etag || m == "W/"+etag || m == "*"
+	}) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+func (a *publicAPI) abs(path string) string { return a.s.BaseURL + path }
+
+type publicAddress struct {
+	Street     string `json:"street"`
+	City       string `json:"city"`
+	Region     string `json:"region"`
+	PostalCode string `json:"postalCode"`
+	Country    string `json:"country"`
+}
+
+type publicSocial struct {
+	Network string `json:"network"`
+	URL     string `json:"url"`
+}
+
+type publicCompany struct {
+	Name           string            `json:"name"`
+	Description    string            `json:"description"`
+	Phone          string            `json:"phone"`
+	Email          string            `json:"email"`
+	MailingAddress publicAddress     `json:"mailingAddress"`
+	ServiceArea    []string          `json:"serviceArea"`
+	SocialProfiles []publicSocial    `json:"socialProfiles"`
+	Links          map[string]string `json:"links"`
+}
+
+func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {
+	if !a.checkParams(w, r) {
+		return
+	}
+	c := a.site.Company
+	out := publicCompany{Name: c.Name, Description: c.Description, Phone: c.Phone, Email: c.Email,
+		MailingAddress: publicAddress(c.MailingAddress), ServiceArea: c.ServiceArea, SocialProfiles: []publicSocial{},
+		Links: map[string]string{"services": a.abs("/services"), "pricing": a.abs("/pricing"), "contact": a.abs("/contact"), "docs": a.abs("/docs")}}
+	if out.ServiceArea == nil {
+		out.ServiceArea = []string{}
+	}
+	for _, p := range c.SocialProfiles {
+		out.SocialProfiles = append(out.SocialProfiles, publicSocial(p))
+	}
+	a.write(w, r, out)
+}
+
+type publicService struct {
+	Slug        string `json:"slug"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	URL         string `json:"url"`
+	MarkdownURL string `json:"markdownUrl"`
+}
+
+func (a *publicAPI) services(w http.ResponseWriter, r *http.Request) {
+	if !a.checkParams(w, r) {
+		return
+	}
+	out := struct {
+		Services []publicService `json:"services"`
+	}{Services: []publicService{}}
+	for _, s := range a.site.Services {
+		out.Services = append(out.Services, publicService{Slug: s.Slug, Name: s.Title, Description: s.Summary,
+			URL: a.abs(s.Path), MarkdownURL: a.abs(s.MarkdownPath())})
+	}
+	a.write(w, r, out)
+}
+
+type publicPlan struct {
+	Name            string   `json:"name"`
+	Price           float64  `json:"price"`
+	MinutesIncluded *int     `json:"minutesIncluded,omitempty"`
+	ChatsIncluded   *int     `json:"chatsIncluded,omitempty"`
+	OverageRate     float64  `json:"overageRate"`
+	Features        []string `json:"features"`
+}
+
+type publicServicePlans struct {
+	Service string       `json:"service"`
+	Plans   []publicPlan `json:"plans"`
+}
+
+// billingCycles are the values of billingCycle.
+var billingCycles = []string{"monthly", "annual"}
+
+func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
+	if !a.checkParams(w, r, "billingCycle", "service") {
+		return
+	}
+	q := r.URL.Query()
+	cycle := q.Get("billingCycle")
+	if _, given := q["billingCycle"]; !given {
+		cycle = "monthly"
+	}
+	if !slices.Contains(billingCycles, cycle) {
+		a.badParam(w, "billingCycle", "must be monthly or annual")
+		return
+	}
+	slug, filtered := q.Get("service"), q.Has("service")
+	out := struct {
+		BillingCycle string               `json:"billingCycle"`
+		Currency     string               `json:"currency"`
+		Services     []publicServicePlans `json:"services"`
+	}{BillingCycle: cycle, Currency: "USD", Services: []publicServicePlans{}}
+	for _, s := range a.site.Services {
+		if filtered && s.Slug != slug {
+			continue
+		}
+		sp := publicServicePlans{Service: s.Slug, Plans: []publicPlan{}}
+		for _, p := range s.Plans[cycle] {
+			features := p.Features
+			if features == nil {
+				features = []string{}
+			}
+			sp.Plans = append(sp.Plans, publicPlan{Name: p.Name, Price: p.Price, MinutesIncluded: p.MinutesIncluded,
+				ChatsIncluded: p.ChatsIncluded, OverageRate: p.OverageRate, Features: features})
+		}
+		out.Services = append(out.Services, sp)
+	}
+	if filtered && len(out.Services) == 0 {
+		a.badParam(w, "service", fmt.Sprintf("no service %q; see /api/v1/services", slug))
+		return
+	}
+	a.write(w, r, out)
+}

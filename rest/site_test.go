@@ -1,0 +1,112 @@
+package rest_test
+
+import (
+	"encoding/xml"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/rest"
+)
+
+func siteServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	site, err := content.Load(os.DirFS("../content/testdata/site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &rest.Server{Site: site, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ts := httptest.NewServer(nil)
+	srv.BaseURL = ts.URL
+	ts.Config.Handler = srv.Handler()
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func get(t *testing.T, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestSitePages(t *testing.T) {
+	ts := siteServer(t)
+	tests := []struct {
+		name, path, accept string
+		status             int
+		contentType, has   string
+	}{
+		{"service_html", "/services/live-answering", "text/html", 200, "text/html", "<h2 id=\"how-it-works\">How it works</h2>"},
+		{"service_markdown", "/services/live-answering.md", "", 200, "text/markdown", "# Live answering\n\n> People answer your calls.\n\n## How it works"},
+		{"negotiated_markdown", "/services/live-answering", "text/markdown", 200, "text/markdown", "## How it works"},
+		{"docs_page", "/docs/errors", "", 200, "text/html", "invalid_parameter"},
+		{"top_level_page", "/pricing", "", 200, "text/html", "Plans start at $49."},
+		{"section_index", "/docs", "", 200, "text/html", `href="/docs/errors"`},
+		{"section_index_markdown", "/docs.md", "", 200, "text/markdown", "- [Errors](/docs/errors.md): Error codes."},
+		{"home", "/", "", 200, "text/html", `href="/services/live-answering"`},
+		{"missing_page", "/services/nope", "", 404, "application/json", "rest_no_route"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := get(t, ts.URL+tc.path, "Accept", tc.accept)
+			if resp.StatusCode != tc.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), tc.contentType) || !strings.Contains(body, tc.has) {
+				t.Fatalf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+			if tc.status == 200 && !strings.Contains(resp.Header.Get("Vary"), "Accept") {
+				t.Errorf("no Vary: Accept")
+			}
+		})
+	}
+	t.Run("no_external_assets", func(t *testing.T) {
+		_, body := get(t, ts.URL+"/services/live-answering")
+		for _, bad := range []string{"<script", `rel="stylesheet"`, `src="http`, "@import"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("page loads an outside asset or script: %s", bad)
+			}
+		}
+	})
+}
+
+func TestLLMsTxtAndSitemap(t *testing.T) {
+	ts := siteServer(t)
+	_, llms := get(t, ts.URL+"/llms.txt")
+	if !strings.HasPrefix(llms, "# Testco\n\n> A test company.\n") || !strings.Contains(llms, "\n## Docs\n\n- [Errors]("+ts.URL+"/docs/errors.md): Error codes.") ||
+		!strings.Contains(llms, "## Services\n\n- [Live answering]("+ts.URL+"/services/live-answering.md)") {
+		t.Fatalf("llms.txt:\n%s", llms)
+	}
+	_, full := get(t, ts.URL+"/llms-full.txt")
+	if !strings.Contains(full, "# Live answering") || !strings.Contains(full, "Calls are answered by people.") || strings.Contains(full, "plans:") {
+		t.Fatalf("llms-full.txt:\n%s", full)
+	}
+	resp, sm := get(t, ts.URL+"/sitemap.xml")
+	var set struct {
+		URLs []struct {
+			Loc     string `xml:"loc"`
+			LastMod string `xml:"lastmod"`
+		} `xml:"url"`
+	}
+	if err := xml.Unmarshal([]byte(sm), &set); err != nil || resp.Header.Get("Content-Type") != "application/xml; charset=utf-8" {
+		t.Fatalf("sitemap: %v\n%s", err, sm)
+	}
+	found := false
+	for _, u := range set.URLs {
+		found = found || (u.Loc == ts.URL+"/services/live-answering" && u.LastMod == "2026-03-04")
+	}
+	if !found || len(set.URLs) != 5 {
+		t.Fatalf("sitemap urls %+v", set.URLs)
+	}
+}
