@@ -25,6 +25,18 @@ import (
 //go:embed all:data
 var embedded embed.FS
 
+//go:embed all:sandbox
+var sandbox embed.FS
+
+// Sandbox returns the fixed test data of the public API sandbox.
+func Sandbox() fs.FS {
+	sub, err := fs.Sub(sandbox, "sandbox")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
 // Embedded returns the content shipped in the binary.
 func Embedded() fs.FS {
 	sub, err := fs.Sub(embedded, "data")

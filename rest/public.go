@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -48,19 +47,40 @@ type publicAPI struct {
 	s       *Server
 	site    *content.Site
 	sandbox bool
-	bucket  string // rate-limit key prefix: the sandbox counts apart
+	bucket  string       // "api/v1" or "api/sandbox/v1": the rate-limit key prefix, so the sandbox counts apart
+	ops     http.Handler // the read operations alone, for batches
 }
 
 func (s *Server) publicRoutes(prefix string, site *content.Site, sandbox bool) func(chi.Router) {
 	api := &publicAPI{s: s, site: site, sandbox: sandbox, bucket: prefix}
+	if sandbox {
+		s.sandboxAPI = api
+	} else {
+		s.v1 = api
+	}
+	notFound := func(w http.ResponseWriter, r *http.Request) {
+		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
+	}
+	methodNotAllowed := func(w http.ResponseWriter, r *http.Request) {
+		s.writeErrorObject(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path+": the public API is read-only", "", nil)
+	}
+	ops := chi.NewRouter()
+	ops.NotFound(notFound)
+	ops.MethodNotAllowed(methodNotAllowed)
+	ops.Get("/company", api.company)
+	ops.Get("/services", api.services)
+	ops.Get("/pricing", api.pricing)
+	api.ops = ops
 	return func(r chi.Router) {
-		r.Use(limitBody(64<<10), api.headers, api.rateLimit)
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-			s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
-		})
-		r.Get("/company", api.company)
-		r.Get("/services", api.services)
-		r.Get("/pricing", api.pricing)
+		r.Use(limitBody(64<<10), api.headers)
+		if sandbox {
+			r.Use(sandboxMarker)
+		}
+		r.NotFound(notFound)
+		r.MethodNotAllowed(methodNotAllowed)
+		r.With(api.rateLimit).Mount("/", ops)
+		r.Post("/batch", api.batch) // spends one request per operation itself
+		r.With(api.rateLimit).Get("/batch/jobs/{jobID}", api.batchJob)
 	}
 }
 
@@ -117,23 +137,29 @@ func (a *publicAPI) clientKey(r *http.Request) string {
 // writes the rate-limit headers on every response.
 func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
+		if a.spend(w, r, 1) {
 			next.ServeHTTP(w, r)
-			return
 		}
-		d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.clientKey(r), 1, a.s.Now())
-		if err != nil {
-			s := a.s
-			s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
-			return
-		}
-		a.writeRateHeaders(w, d)
-		if !d.Allowed {
-			a.tooMany(w, d)
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// spend takes n requests of the client's allowance and writes the rate-limit headers; when
+// the client is over the limit it answers 429 and returns false.
+func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
+	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
+		return true
+	}
+	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.clientKey(r), n, a.s.Now())
+	if err != nil {
+		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
+		return false
+	}
+	a.writeRateHeaders(w, d)
+	if !d.Allowed {
+		a.tooMany(w, d)
+		return false
+	}
+	return true
 }
 
 func (a *publicAPI) writeRateHeaders(w http.ResponseWriter, d answerdesk.RateDecision) {
@@ -188,9 +214,6 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 	if err != nil {
 		a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
 		return
-	}
-	if a.sandbox {
-		body = append([]byte(`{"sandbox":true,`), bytes.TrimPrefix(body, []byte("{"))...)
 	}
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`

@@ -31,6 +31,13 @@ type Server struct {
 	Site *content.Site
 	// Public configures the public API (rate limit, proxies, deprecation).
 	Public PublicConfig
+	// Sandbox is the fixed test data of /api/sandbox/v1; nil serves no sandbox.
+	Sandbox *content.Site
+	// Jobs keeps asynchronous batches; OnBatchJob wakes their runner.
+	Jobs       answerdesk.BatchJobStore
+	OnBatchJob func()
+
+	v1, sandboxAPI *publicAPI
 	// Ready reports whether the service can take traffic (database reachable, schema current).
 	Ready func(ctx context.Context) error
 
@@ -71,9 +78,12 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/readyz", s.readyz)
 	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
+	if s.Sandbox != nil {
+		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, true))
+	}
 	if s.Site != nil {
 		s.siteRoutes(r)
-		r.Route("/api/v1", s.publicRoutes("v1", s.Site, false))
+		r.Route("/api/v1", s.publicRoutes("api/v1", s.Site, false))
 	}
 
 	r.Route("/api/v2", func(r chi.Router) {

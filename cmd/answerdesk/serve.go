@@ -157,9 +157,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	sandbox, err := content.Load(content.Sandbox())
+	if err != nil {
+		return err
+	}
+	jobs := store.NewBatchJobs(db)
 	srv := &rest.Server{
 		Site:       site,
+		Sandbox:    sandbox,
 		Public:     public,
+		Jobs:       jobs,
 		Messages:   messages,
 		Recordings: recordings,
 		ToDos:      toDos,
@@ -186,6 +193,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers.Go(func() { retention.Run(workCtx) })
 	workers.Go(func() { scheduler.Run(workCtx) })
 	workers.Go(func() { dispatcher.Run(workCtx) })
+	batches := &dispatch.BatchRunner{Store: jobs, Execute: srv.ExecuteBatch, Logger: logger}
+	srv.OnBatchJob = batches.Wake
+	workers.Go(func() { batches.Run(workCtx) })
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
