@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
 	"github.com/go-chi/chi/v5"
 )
 
@@ -46,13 +48,14 @@ type PublicConfig struct {
 type publicAPI struct {
 	s       *Server
 	site    *content.Site
+	index   *search.Index // nil: /search answers 404
 	sandbox bool
 	bucket  string       // "api/v1" or "api/sandbox/v1": the rate-limit key prefix, so the sandbox counts apart
 	ops     http.Handler // the read operations alone, for batches
 }
 
-func (s *Server) publicRoutes(prefix string, site *content.Site, sandbox bool) func(chi.Router) {
-	api := &publicAPI{s: s, site: site, sandbox: sandbox, bucket: prefix}
+func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.Index, sandbox bool) func(chi.Router) {
+	api := &publicAPI{s: s, site: site, index: index, sandbox: sandbox, bucket: prefix}
 	if sandbox {
 		s.sandboxAPI = api
 	} else {
@@ -70,6 +73,9 @@ func (s *Server) publicRoutes(prefix string, site *content.Site, sandbox bool) f
 	ops.Get("/company", api.company)
 	ops.Get("/services", api.services)
 	ops.Get("/pricing", api.pricing)
+	if index != nil {
+		ops.Get("/search", api.search)
+	}
 	api.ops = ops
 	return func(r chi.Router) {
 		r.Use(limitBody(64<<10), api.headers)
@@ -350,6 +356,74 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	if filtered && len(out.Services) == 0 {
 		a.badParam(w, "service", fmt.Sprintf("no service %q; see /api/v1/services", slug))
 		return
+	}
+	a.write(w, r, out)
+}
+
+type publicResult struct {
+	Title       string `json:"title"`
+	Summary     string `json:"summary"`
+	URL         string `json:"url"`
+	MarkdownURL string `json:"markdownUrl"`
+	Type        string `json:"type"`
+	UpdatedAt   string `json:"updatedAt"`
+	Highlight   string `json:"highlight"`
+}
+
+// maxQueryLength bounds the search words; longer text is not a search.
+const maxQueryLength = 200
+
+func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
+	if !a.checkParams(w, r, "q", "limit", "cursor", "type") {
+		return
+	}
+	q := r.URL.Query()
+	text := strings.TrimSpace(q.Get("q"))
+	if text == "" {
+		a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
+		return
+	}
+	if len(text) > maxQueryLength {
+		a.badParam(w, "q", fmt.Sprintf("must be at most %d characters", maxQueryLength))
+		return
+	}
+	sq := search.Query{Q: text, Cursor: q.Get("cursor"), Type: q.Get("type")}
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > search.MaxLimit {
+			a.badParam(w, "limit", fmt.Sprintf("must be an integer from 1 to %d", search.MaxLimit))
+			return
+		}
+		sq.Limit = n
+	}
+	if sq.Type != "" && !slices.Contains(content.Types, sq.Type) {
+		a.badParam(w, "type", "must be one of "+strings.Join(content.Types, ", "))
+		return
+	}
+	page, err := a.index.Search(r.Context(), sq)
+	switch {
+	case errors.Is(err, search.ErrBadCursor):
+		a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
+		return
+	case err != nil:
+		a.s.Error(w, r, err)
+		return
+	}
+	out := struct {
+		Query      string         `json:"query"`
+		Results    []publicResult `json:"results"`
+		NextCursor *string        `json:"nextCursor"`
+	}{Query: text, Results: []publicResult{}}
+	for _, res := range page.Results {
+		pr := publicResult{Title: res.Title, Summary: res.Summary, URL: a.abs(res.URL), MarkdownURL: a.abs(res.MarkdownURL),
+			Type: res.Type, Highlight: res.Highlight}
+		if !res.Updated.IsZero() {
+			pr.UpdatedAt = res.Updated.Format("2006-01-02")
+		}
+		out.Results = append(out.Results, pr)
+	}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
 	}
 	a.write(w, r, out)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 )
@@ -33,6 +34,8 @@ type Server struct {
 	Public PublicConfig
 	// Sandbox is the fixed test data of /api/sandbox/v1; nil serves no sandbox.
 	Sandbox *content.Site
+	// Search and SandboxSearch index Site and Sandbox for /search; nil serves no search.
+	Search, SandboxSearch *search.Index
 	// Jobs keeps asynchronous batches; OnBatchJob wakes their runner.
 	Jobs       answerdesk.BatchJobStore
 	OnBatchJob func()
@@ -79,11 +82,11 @@ func (s *Server) Handler() http.Handler {
 	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
 	if s.Sandbox != nil {
-		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, true))
+		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, s.SandboxSearch, true))
 	}
 	if s.Site != nil {
 		s.siteRoutes(r)
-		r.Route("/api/v1", s.publicRoutes("api/v1", s.Site, false))
+		r.Route("/api/v1", s.publicRoutes("api/v1", s.Site, s.Search, false))
 	}
 
 	r.Route("/api/v2", func(r chi.Router) {

@@ -23,6 +23,7 @@ import (
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -162,20 +163,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	jobs := store.NewBatchJobs(db)
+	start := time.Now()
+	index, err := search.Build(site.Pages)
+	if err != nil {
+		return fmt.Errorf("build the search index: %w", err)
+	}
+	defer index.Close()
+	sandboxIndex, err := search.Build(sandbox.Pages)
+	if err != nil {
+		return fmt.Errorf("build the sandbox search index: %w", err)
+	}
+	defer sandboxIndex.Close()
+	logger.Info("search index built", "pages", len(site.Pages), "duration", time.Since(start).Round(time.Millisecond))
 	srv := &rest.Server{
-		Site:       site,
-		Sandbox:    sandbox,
-		Public:     public,
-		Jobs:       jobs,
-		Messages:   messages,
-		Recordings: recordings,
-		ToDos:      toDos,
-		Dispatch:   dispatchService,
-		Tokens:     store.NewTokenService(db),
-		Signer:     signer,
-		Ready:      db.Ready,
-		BaseURL:    cfg.baseURL,
-		Logger:     logger,
+		Site:          site,
+		Sandbox:       sandbox,
+		Search:        index,
+		SandboxSearch: sandboxIndex,
+		Public:        public,
+		Jobs:          jobs,
+		Messages:      messages,
+		Recordings:    recordings,
+		ToDos:         toDos,
+		Dispatch:      dispatchService,
+		Tokens:        store.NewTokenService(db),
+		Signer:        signer,
+		Ready:         db.Ready,
+		BaseURL:       cfg.baseURL,
+		Logger:        logger,
 	}
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),

@@ -1,0 +1,110 @@
+package rest_test
+
+import (
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/search"
+)
+
+type searchBody struct {
+	Query   string
+	Results []struct {
+		Title, Summary, URL, MarkdownURL, Type, UpdatedAt, Highlight string
+	}
+	NextCursor *string
+}
+
+func TestPublicSearch(t *testing.T) {
+	site, err := content.Load(content.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := search.Build(site.Pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer index.Close()
+	srv := &rest.Server{Site: site, Search: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ts := httptest.NewServer(nil)
+	defer ts.Close()
+	srv.BaseURL = ts.URL
+	ts.Config.Handler = srv.Handler()
+	find := func(t *testing.T, query string) searchBody {
+		t.Helper()
+		var b searchBody
+		if resp := getJSON(t, ts.URL+"/api/v1/search?"+query, &b); resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", query, resp.StatusCode)
+		}
+		return b
+	}
+	t.Run("finds_with_a_typo_and_highlights", func(t *testing.T) {
+		b := find(t, "q=recepionist")
+		if len(b.Results) == 0 || !strings.Contains(strings.ToLower(b.Results[0].Title), "receptionist") || !strings.Contains(b.Results[0].Highlight, "<mark>") {
+			t.Fatalf("%+v", b)
+		}
+		r := b.Results[0]
+		if !strings.HasPrefix(r.URL, ts.URL+"/") || r.MarkdownURL != r.URL+".md" || r.UpdatedAt == "" || b.Query != "recepionist" {
+			t.Fatalf("result %+v", r)
+		}
+	})
+	t.Run("type_filter", func(t *testing.T) {
+		for _, r := range find(t, "q=dental&type=blog&limit=50").Results {
+			if r.Type != "blog" {
+				t.Fatalf("type %s in a blog search", r.Type)
+			}
+		}
+	})
+	t.Run("cursor_pages_neither_repeat_nor_skip", func(t *testing.T) {
+		seen := map[string]bool{}
+		q := "q=calls&limit=5"
+		pages := 0
+		for {
+			b := find(t, q)
+			for _, r := range b.Results {
+				if seen[r.URL] {
+					t.Fatalf("%s repeated on page %d", r.URL, pages)
+				}
+				seen[r.URL] = true
+			}
+			pages++
+			if b.NextCursor == nil {
+				break
+			}
+			q = "q=calls&limit=5&cursor=" + url.QueryEscape(*b.NextCursor)
+		}
+		all := find(t, "q=calls&limit=50")
+		if pages < 2 || (all.NextCursor == nil && len(seen) != len(all.Results)) {
+			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
+		}
+	})
+	t.Run("bad_input", func(t *testing.T) {
+		first := find(t, "q=calls&limit=2")
+		cases := map[string]string{
+			"":                    "rest_missing_callback_param",
+			"q=":                  "rest_missing_callback_param",
+			"q=%20%20":            "rest_missing_callback_param",
+			"q=calls&limit=0":     "rest_invalid_param",
+			"q=calls&limit=51":    "rest_invalid_param",
+			"q=calls&limit=ten":   "rest_invalid_param",
+			"q=calls&type=poem":   "rest_invalid_param",
+			"q=calls&sort=date":   "rest_invalid_param",
+			"q=calls&cursor=nope": "rest_invalid_param",
+			"q=plumbing&limit=2&cursor=" + url.QueryEscape(*first.NextCursor):  "rest_invalid_param", // another query's cursor
+			"q=calls&limit=2&cursor=" + url.QueryEscape(*first.NextCursor+"x"): "rest_invalid_param", // tampered
+			"q=" + strings.Repeat("a", 201):                                    "rest_invalid_param",
+		}
+		for query, code := range cases {
+			var e errorBody
+			if resp := getJSON(t, ts.URL+"/api/v1/search?"+query, &e); resp.StatusCode != 400 || e.Code != code {
+				t.Errorf("%q: %d %+v, want 400 %s", query, resp.StatusCode, e, code)
+			}
+		}
+	})
+}

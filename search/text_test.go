@@ -1,0 +1,76 @@
+package search
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseMarkdown(t *testing.T) {
+	cases := []struct {
+		name     string
+		md       string
+		text     string
+		sections []section
+	}{
+		{
+			name:     "syntax stripped",
+			md:       "# Title\n\nSome **bold**, _em_, `code <b>` and [a link](/x \"t\") ![alt text](/i.png).\nNext line\\\nhard break &amp; &#65; \\*not em\\*.\n\n- one\n- two\n\n> quoted\n\n```go\nfmt.Println(\"<hi>\")\n```\n\n<div class=\"x\">block <em>html</em></div>\n\ninline <span>tag</span> here. https://example.com/a\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\n---\n",
+			text:     "Title\nSome bold, em, code <b> and a link alt text. Next line\nhard break & A *not em*.\none\ntwo\nquoted\nfmt.Println(\"<hi>\")\nblock html\ninline tag here. https://example.com/a\na b\n1 2\ndone",
+			sections: []section{{text: "Title\nSome bold, em, code <b> and a link alt text. Next line\nhard break & A *not em*.\none\ntwo\nquoted\nfmt.Println(\"<hi>\")\nblock html\ninline tag here. https://example.com/a\na b\n1 2\ndone"}},
+		},
+		{
+			name: "sections",
+			md:   "Intro.\n\n## First one\n\nA.\n\n### Sub\n\nB.\n\n## First one\n\nC.\n\n## `code_span` & [link](http://a.b/c)\n\nD.\n\nSetext two\n----------\n\nE.\n\n##\n\nF.\n",
+			text: "Intro.\nFirst one\nA.\nSub\nB.\nFirst one\nC.\ncode_span & link\nD.\nSetext two\nE.\nF.",
+			sections: []section{
+				{text: "Intro."},
+				{heading: "First one", anchor: "first-one", text: "A.\nSub\nB."},
+				{heading: "First one", anchor: "first-one-1", text: "C."},
+				{heading: "code_span & link", anchor: "code_span--linkhttpabc", text: "D."},
+				{heading: "Setext two", anchor: "setext-two", text: "E."},
+				{heading: "", anchor: "section", text: "F."},
+			},
+		},
+		{name: "empty", md: "", text: ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := parseMarkdown(tc.md, "")
+			if d.text != tc.text {
+				t.Errorf("text\n%q\nwant\n%q", d.text, tc.text)
+			}
+			if !reflect.DeepEqual(d.sections, tc.sections) {
+				t.Errorf("sections\n%#v\nwant\n%#v", d.sections, tc.sections)
+			}
+		})
+	}
+}
+
+func TestParseMarkdownNoSyntaxLeft(t *testing.T) {
+	d := parseMarkdown("**a** __b__ *c* [d](/e) `f`", "")
+	if strings.ContainsAny(d.text, "*_[]()`") {
+		t.Fatalf("%q", d.text)
+	}
+}
+
+func TestParseMarkdownAnchorsFromHTML(t *testing.T) {
+	md := "## One\n\n> ## Nested\n\n## Two\n"
+	anchors := func(d plainDoc) []string {
+		var a []string
+		for _, s := range d.sections {
+			a = append(a, s.anchor)
+		}
+		return a
+	}
+	// The rendered page's ids win, matched in order, nested headings counted.
+	d := parseMarkdown(md, `<h2 id="x-one">One</h2><blockquote><h2 id="x-nested">Nested</h2></blockquote><h2 id="x&amp;two">Two</h2>`)
+	if got := anchors(d); !reflect.DeepEqual(got, []string{"x-one", "x&two"}) {
+		t.Errorf("from HTML: %q", got)
+	}
+	// HTML that does not line up is ignored.
+	d = parseMarkdown(md, `<h2 id="x-one">One</h2>`)
+	if got := anchors(d); !reflect.DeepEqual(got, []string{"one", "two"}) {
+		t.Errorf("mismatched HTML: %q", got)
+	}
+}
