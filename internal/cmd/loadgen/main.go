@@ -244,7 +244,8 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string) error {
 	}
 
 	client := newClient(cfg.concurrency)
-	server, err := startServer(ctx, cfg.bin, dbPath)
+	// No public rate limit: the load would be 429s after the first minute's 60 requests.
+	server, err := startServer(ctx, cfg.bin, dbPath, "--public-rate-limit", "0")
 	if err != nil {
 		return err
 	}
@@ -349,6 +350,9 @@ func scenarios(serverURL, ceilingURL, listPath string, messageID int64, now time
 		{"list page 1000", serverURL + listPath + "&page=1000"},
 		{"message by id", fmt.Sprintf("%s/api/v2/messages/%d", serverURL, messageID)},
 		{"call-recordings", serverURL + "/api/v2/call-recordings?page_size=50"},
+		{"public company", serverURL + "/api/v1/company"},
+		{"public search", serverURL + "/api/v1/search?q=after+hours+plumbing&limit=10"},
+		{"public search (typo)", serverURL + "/api/v1/search?q=recepionist&limit=10"},
 	}
 }
 
