@@ -245,8 +245,18 @@ func parsePage(name string, raw []byte) (*Page, error) {
 	if err := decodeMeta(meta, &fm); err != nil {
 		return nil, fmt.Errorf("%s: front matter: %w", name, err)
 	}
+	body = strings.TrimLeft(body, "\n")
+	// The page's title is shown by the template and the Markdown view; a body that opens
+	// with its own "# Title" would show it twice.
+	if strings.HasPrefix(body, "# ") {
+		if _, rest, ok := strings.Cut(body, "\n"); ok {
+			body = strings.TrimLeft(rest, "\n")
+		} else {
+			body = ""
+		}
+	}
 	p := &Page{Title: fm.Title, Summary: fm.Summary, Type: fm.Type, Author: fm.Author, Order: fm.Order,
-		Markdown: strings.TrimLeft(body, "\n"), meta: meta}
+		Markdown: body, meta: meta}
 	dir, file := path.Split(name)
 	p.Slug = strings.TrimSuffix(file, ".md")
 	if name == "company.md" {

@@ -86,3 +86,14 @@ func TestEmbeddedContent(t *testing.T) {
 		}
 	}
 }
+
+func TestLeadingTitleIsNotRepeated(t *testing.T) {
+	s, err := content.Load(fstest.MapFS{"blog/x.md": {Data: []byte("---\ntitle: X post\n---\n\n# X post\n\nBody text.\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.Page("/blog/x")
+	if p.Markdown != "Body text.\n" || strings.Contains(p.HTML, "<h1") {
+		t.Fatalf("markdown %q html %q", p.Markdown, p.HTML)
+	}
+}

@@ -59,6 +59,8 @@ func TestSearch(t *testing.T) {
 		{name: "typo", q: Query{Q: "recepionist"}, want: []string{"/services/ai-receptionist", "/services/live-answering"}},
 		{name: "typo in title word", q: Query{Q: "Recepsionist"}, first: "/services/ai-receptionist"},
 		{name: "typo per word", q: Query{Q: "portlnd receptionsts"}, first: "/locations/portland", only: true, want: []string{"/locations/portland"}},
+		{name: "transposed letters", q: Query{Q: "recieve webhooks"}, only: true, want: []string{"/docs/getting-started"}},
+		{name: "two typos in a word", q: Query{Q: "recpeionist"}, want: nil, only: true},
 		{name: "no typo in short words", q: Query{Q: "cat"}, notWant: []string{"/services/web-chat"}},
 		{name: "prefix of last word", q: Query{Q: "answ"}, first: "/services/live-answering",
 			want: []string{"/services/live-answering", "/industries/plumbing", "/about", "/industries/law-firms"}},
@@ -147,7 +149,7 @@ func TestHighlight(t *testing.T) {
 	}{
 		{"forwarding", "/docs/getting-started", []string{"<mark>forwarding</mark>"}},
 		{"recepionist", "/services/ai-receptionist", []string{"<mark>receptionist</mark>"}},
-		{"answ", "/services/live-answering", []string{"<mark>Answering</mark>"}},
+		{"answ", "/services/live-answering", []string{"<mark>answer</mark>"}},
 		{"appointments", "/services/appointment-scheduling", []string{"<mark>appointment</mark>"}},
 		// HTML in the content is escaped; only the marks are markup.
 		{"script", "/blog/escaping", []string{"&lt;<mark>script</mark>&gt;alert(&#34;xss&#34;)&lt;/<mark>script</mark>&gt;"}},
