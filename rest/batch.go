@@ -51,7 +51,7 @@ func (a *publicAPI) execute(ctx context.Context, reqs []answerdesk.BatchRequest)
 		if err != nil {
 			a.s.writeErrorObject(rec, http.StatusBadRequest, codeInvalidParam, "invalid operation: "+err.Error(), "", nil)
 		} else {
-			a.ops.ServeHTTP(rec, req)
+			a.serve.ServeHTTP(rec, req)
 		}
 		body := bytes.TrimSpace(rec.body.Bytes())
 		if !json.Valid(body) {

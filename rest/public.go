@@ -51,7 +51,8 @@ type publicAPI struct {
 	index   *search.Index // nil: /search answers 404
 	sandbox bool
 	bucket  string       // "api/v1" or "api/sandbox/v1": the rate-limit key prefix, so the sandbox counts apart
-	ops     http.Handler // the read operations alone, for batches
+	ops     chi.Router   // the read operations alone
+	serve   http.Handler // ops as batches run them (marked in the sandbox)
 }
 
 func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.Index, sandbox bool) func(chi.Router) {
@@ -64,26 +65,29 @@ func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.I
 	notFound := func(w http.ResponseWriter, r *http.Request) {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
 	}
-	methodNotAllowed := func(w http.ResponseWriter, r *http.Request) {
-		s.writeErrorObject(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path+": the public API is read-only", "", nil)
-	}
 	ops := chi.NewRouter()
 	ops.NotFound(notFound)
-	ops.MethodNotAllowed(methodNotAllowed)
+	ops.MethodNotAllowed(s.methodNotAllowed)
 	ops.Get("/company", api.company)
 	ops.Get("/services", api.services)
 	ops.Get("/pricing", api.pricing)
 	if index != nil {
 		ops.Get("/search", api.search)
 	}
-	api.ops = ops
+	api.ops, api.serve = ops, ops
+	if sandbox {
+		api.serve = sandboxMarker(ops) // the operations inside a sandbox batch are marked too
+	}
 	return func(r chi.Router) {
 		r.Use(limitBody(64<<10), api.headers)
 		if sandbox {
 			r.Use(sandboxMarker)
 		}
 		r.NotFound(notFound)
-		r.MethodNotAllowed(methodNotAllowed)
+		r.MethodNotAllowed(s.methodNotAllowed)
+		if !sandbox {
+			r.Get("/openapi.json", serveOpenAPIV1)
+		}
 		r.With(api.rateLimit).Mount("/", ops)
 		r.Post("/batch", api.batch) // spends one request per operation itself
 		r.With(api.rateLimit).Get("/batch/jobs/{jobID}", api.batchJob)
@@ -361,13 +365,13 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 }
 
 type publicResult struct {
-	Title       string `json:"title"`
-	Summary     string `json:"summary"`
-	URL         string `json:"url"`
-	MarkdownURL string `json:"markdownUrl"`
-	Type        string `json:"type"`
-	UpdatedAt   string `json:"updatedAt"`
-	Highlight   string `json:"highlight"`
+	Title       string  `json:"title"`
+	Summary     string  `json:"summary"`
+	URL         string  `json:"url"`
+	MarkdownURL string  `json:"markdownUrl"`
+	Type        string  `json:"type"`
+	UpdatedAt   *string `json:"updatedAt"` // YYYY-MM-DD, null for a page without a date
+	Highlight   string  `json:"highlight"`
 }
 
 // maxQueryLength bounds the search words; longer text is not a search.
@@ -418,7 +422,8 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 		pr := publicResult{Title: res.Title, Summary: res.Summary, URL: a.abs(res.URL), MarkdownURL: a.abs(res.MarkdownURL),
 			Type: res.Type, Highlight: res.Highlight}
 		if !res.Updated.IsZero() {
-			pr.UpdatedAt = res.Updated.Format("2006-01-02")
+			d := res.Updated.Format("2006-01-02")
+			pr.UpdatedAt = &d
 		}
 		out.Results = append(out.Results, pr)
 	}

@@ -41,6 +41,7 @@ type Server struct {
 	OnBatchJob func()
 
 	v1, sandboxAPI *publicAPI
+	root           chi.Router
 	// Ready reports whether the service can take traffic (database reachable, schema current).
 	Ready func(ctx context.Context) error
 
@@ -66,16 +67,8 @@ func (s *Server) Handler() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
-		var allowed []string
-		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			if r.Match(chi.NewRouteContext(), m, req.URL.Path) {
-				allowed = append(allowed, m)
-			}
-		}
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		s.writeErrorObject(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method "+req.Method+" is not allowed on "+req.URL.Path, "", nil)
-	})
+	s.root = r
+	r.MethodNotAllowed(s.methodNotAllowed)
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
@@ -115,6 +108,18 @@ func (s *Server) Handler() http.Handler {
 		})
 	})
 	return r
+}
+
+// methodNotAllowed answers 405 with the methods the path does take in Allow.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, req *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.root.Match(chi.NewRouteContext(), m, req.URL.Path) {
+			allowed = append(allowed, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	s.writeErrorObject(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method "+req.Method+" is not allowed on "+req.URL.Path, "", nil)
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
