@@ -3,10 +3,14 @@
 // ("passage") for documentation search and question answering.
 //
 // Queries are built programmatically from the words of the user's text (never parsed as
-// Bleve query-string syntax): every word must match (site search) in the title, summary or
-// body, as itself or its stem, with one typo allowed in words of four characters or more,
-// and the last word also matches as a prefix (search as you type). Results are ordered by
-// score, then path, and paged with opaque cursors bound to the query.
+// Bleve query-string syntax). In site search every word must match, in the title (boosted),
+// summary or body: as its stem, or as an indexed word one typo away (an insertion,
+// deletion, substitution or swap of neighbours; words of four characters or more); the last
+// word also matches the indexed words it begins (search as you type). Results are ordered
+// by score, then path, paged with opaque cursors bound to the query, and carry a snippet
+// with the matched words in <mark>. Passage search takes any of the words.
+//
+// An Index is built once, in memory, from the loaded content, and is read-only after.
 package search
 
 import (
@@ -51,12 +55,12 @@ const (
 
 	maxQueryBytes = 1024  // text of a query beyond this is ignored
 	maxWords      = 32    // words of a query beyond these are ignored
-	maxWordRunes  = 64    // longer words are matched exactly, without typo tolerance
 	fuzzyMin      = 4     // words of at least this many characters tolerate one typo
 	prefixMin     = 2     // the last word matches as a prefix from this many characters
-	maxExpansions = 50    // words a prefix matches, at most (the most frequent)
+	maxExpansions = 50    // words a prefix matches per field, at most (the most frequent)
 	maxOffset     = 10000 // deepest result a cursor can reach
 	fragmentSize  = 160   // characters of a highlight
+	twoPassDocs   = 64    // pages from which highlights are found in a second pass
 )
 
 // Errors of a query; the caller answers them as a bad parameter.
@@ -107,14 +111,16 @@ type Passage struct {
 // Index is a Bleve index over content pages and their passages. It is read-only once
 // built and safe for concurrent use.
 type Index struct {
-	pages     bleve.Index
-	passages  bleve.Index
-	byPath    map[string]*pageEntry
-	byID      map[string]*Passage
-	words     analysis.Analyzer // splits and lower-cases: the analyzer of the *_raw fields
-	stems     analysis.Analyzer // English stemming, stop words removed
-	hl        *simplehighlighter.Highlighter
-	cursorKey []byte
+	pages                   bleve.Index
+	passages                bleve.Index
+	byPath                  map[string]*pageEntry
+	byID                    map[string]*Passage
+	words                   analysis.Analyzer // splits and lower-cases: the analyzer of the *_raw fields
+	stems                   analysis.Analyzer // English stemming, stop words removed
+	hl                      *simplehighlighter.Highlighter
+	pageVocab, passageVocab *vocab
+	docs                    int // pages
+	cursorKey               []byte
 }
 
 type pageEntry struct {
@@ -139,7 +145,7 @@ var (
 // Relative weights of a word's exact (stem), typo and prefix matches.
 const (
 	exactBoost  = 1.0
-	fuzzyBoost  = 0.6 // also matches the word itself (edit distance 0)
+	fuzzyBoost  = 0.6 // times 1/(1+edits)
 	prefixBoost = 0.4
 )
 
@@ -159,7 +165,7 @@ func Build(pages []*content.Page) (*Index, error) {
 		}
 	}
 
-	ix := &Index{byPath: map[string]*pageEntry{}, byID: map[string]*Passage{}}
+	ix := &Index{byPath: map[string]*pageEntry{}, byID: map[string]*Passage{}, docs: len(sorted)}
 	ix.cursorKey = cursorKey(contentHash(sorted))
 	// Highlights: Bleve's simple highlighter with its HTML fragment formatter configured to
 	// wrap matches in <mark>…</mark> (it HTML-escapes the rest of the text).
@@ -247,6 +253,12 @@ func Build(pages []*content.Page) (*Index, error) {
 	}
 	if qerr != nil {
 		return nil, fmt.Errorf("search: index passages: %w", qerr)
+	}
+	if ix.pageVocab, err = buildVocab(ix.pages, pageFields); err != nil {
+		return nil, err
+	}
+	if ix.passageVocab, err = buildVocab(ix.passages, passageFields); err != nil {
+		return nil, err
 	}
 	ok = true
 	return ix, nil
@@ -371,60 +383,62 @@ func (ix *Index) split(q string) []word {
 }
 
 // buildQuery is the query for the words in the fields: each word matches its stem, the
-// word with one typo (words of fuzzyMin characters or more), and, for the last word when
-// prefix is set, any word it begins. With all, every word must match (must); otherwise
-// any (should, at least one). Stop words are left out, except a last word of a prefix
-// query (it may be the start of a word), which then only improves the score (should),
-// unless it is the only word. Both are empty when no word can match.
-//
-// expand, when set, lists the words of a field that begin with a prefix (see expandPrefix);
-// without it a prefix matches every word it begins.
-func buildQuery(words []word, fields []field, all, prefix bool, expand func(field, prefix string) ([]string, bool)) (must, should []query.Query) {
+// indexed words one typo from it (words of fuzzyMin characters or more), and, for the last
+// word when prefix is set, the indexed words it begins (at most maxExpansions per field).
+// With all, every word must match (must); otherwise any (should, at least one). Stop words
+// are left out, except a last word of a prefix query (it may be the start of a word), which
+// then only improves the score (should), unless it is the only word. Both are empty when no
+// word can match.
+func buildQuery(words []word, fields []field, all, prefix bool, v *vocab) (must, should []query.Query) {
+	term := func(t, field string, boost float64) query.Query {
+		q := query.NewTermQuery(t)
+		q.SetField(field)
+		q.SetBoost(boost)
+		return q
+	}
+	anyOf := func(qs []query.Query) query.Query {
+		if len(qs) == 1 {
+			return qs[0]
+		}
+		return query.NewDisjunctionQuery(qs)
+	}
 	for i, w := range words {
 		last := i == len(words)-1
 		n := utf8.RuneCountInString(w.raw)
+		var typos []typo
+		if w.stem != "" && n >= fuzzyMin {
+			typos = v.typos(w.raw)
+		}
 		var cl []query.Query
 		for _, f := range fields {
 			if w.stem != "" {
-				t := query.NewTermQuery(w.stem)
-				t.SetField(f.name)
-				t.SetBoost(f.boost * exactBoost)
-				cl = append(cl, t)
+				cl = append(cl, term(w.stem, f.name, f.boost*exactBoost))
+			} else if prefix && last {
+				cl = append(cl, term(w.raw, f.raw(), f.boost*exactBoost))
 			}
-			if w.stem != "" && n >= fuzzyMin && n <= maxWordRunes {
-				fz := query.NewFuzzyQuery(w.raw)
-				fz.SetField(f.raw())
-				fz.SetFuzziness(1)
-				fz.SetBoost(f.boost * fuzzyBoost)
-				cl = append(cl, fz)
-			} else if w.stem == "" && prefix && last {
-				t := query.NewTermQuery(w.raw)
-				t.SetField(f.raw())
-				t.SetBoost(f.boost * exactBoost)
-				cl = append(cl, t)
+			var fz []query.Query
+			for _, t := range v.present(f.raw(), typos) {
+				if t.dist == 0 {
+					continue // the word itself: the stem clause has its matches
+				}
+				// Bleve's fuzzy query weighs a match by 1/(1+edits) the same way.
+				fz = append(fz, term(t.word, f.raw(), f.boost*fuzzyBoost/float64(1+t.dist)))
+			}
+			if len(fz) > 0 {
+				cl = append(cl, anyOf(fz))
 			}
 			if prefix && last && n >= prefixMin {
-				if terms, ok := expandOK(expand, f.raw(), w.raw); ok {
-					if len(terms) > 0 {
-						ts := make([]query.Query, len(terms))
-						for i, term := range terms {
-							t := query.NewTermQuery(term)
-							t.SetField(f.raw())
-							t.SetBoost(f.boost * prefixBoost)
-							ts[i] = t
-						}
-						cl = append(cl, query.NewDisjunctionQuery(ts))
-					}
-				} else {
-					p := query.NewPrefixQuery(w.raw)
-					p.SetField(f.raw())
-					p.SetBoost(f.boost * prefixBoost)
-					cl = append(cl, p)
+				var px []query.Query
+				for _, t := range v.prefixed(f.raw(), w.raw, maxExpansions) {
+					px = append(px, term(t, f.raw(), f.boost*prefixBoost))
+				}
+				if len(px) > 0 {
+					cl = append(cl, anyOf(px))
 				}
 			}
 		}
 		if len(cl) == 0 {
-			continue
+			continue // a stop word
 		}
 		wq := query.NewDisjunctionQuery(cl)
 		if all && w.stem != "" {
@@ -437,49 +451,6 @@ func buildQuery(words []word, fields []field, all, prefix bool, expand func(fiel
 		must, should = should, nil
 	}
 	return must, should
-}
-
-func expandOK(expand func(string, string) ([]string, bool), field, prefix string) ([]string, bool) {
-	if expand == nil {
-		return nil, false
-	}
-	return expand(field, prefix)
-}
-
-// expandPrefix lists the maxExpansions most frequent words of a field of the page index
-// that begin with prefix (ties by word), as search engines bound a prefix query: a short
-// prefix can begin thousands of words, and a query over all of them would be slow.
-func (ix *Index) expandPrefix(field, prefix string) ([]string, bool) {
-	d, err := ix.pages.FieldDictPrefix(field, []byte(prefix))
-	if err != nil {
-		return nil, false
-	}
-	defer d.Close()
-	var all []index.DictEntry
-	for {
-		e, err := d.Next()
-		if err != nil {
-			return nil, false
-		}
-		if e == nil {
-			break
-		}
-		all = append(all, *e)
-	}
-	slices.SortFunc(all, func(a, b index.DictEntry) int {
-		if a.Count != b.Count {
-			if a.Count > b.Count {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Term, b.Term)
-	})
-	terms := make([]string, 0, min(len(all), maxExpansions))
-	for _, e := range all[:min(len(all), maxExpansions)] {
-		terms = append(terms, e.Term)
-	}
-	return terms, true
 }
 
 // byScoreThenID orders hits deterministically, so that pages neither repeat nor skip.
@@ -509,7 +480,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Page, error) {
 		}
 	}
 	out := &Page{Results: []Result{}}
-	must, should := buildQuery(ix.split(text), pageFields, true, true, ix.expandPrefix)
+	must, should := buildQuery(ix.split(text), pageFields, true, true, ix.pageVocab)
 	if len(must) == 0 {
 		return out, nil
 	}
@@ -521,15 +492,25 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Page, error) {
 	bq := query.NewBooleanQuery(must, should, nil)
 	req := bleve.NewSearchRequestOptions(bq, limit, offset, false)
 	req.SortBy(byScoreThenID)
+	// Match locations, for the highlights: on a small index in the search itself; on a large
+	// one, where reading them for every match would be most of the cost, by running the
+	// query again over this page's hits only.
+	twoPass := ix.docs >= twoPassDocs
+	req.IncludeLocations = !twoPass
 	res, err := ix.pages.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	// Match locations, for the highlights, of this page's hits only: asking for them in the
-	// search above would read them for every match (most of its cost on a large index).
-	locs, err := ix.locations(ctx, bq, res.Hits)
-	if err != nil {
-		return nil, err
+	var locs map[string]bsearch.FieldTermLocationMap
+	if twoPass {
+		if locs, err = ix.locations(ctx, bq, res.Hits); err != nil {
+			return nil, err
+		}
+	} else {
+		locs = make(map[string]bsearch.FieldTermLocationMap, len(res.Hits))
+		for _, h := range res.Hits {
+			locs[h.ID] = h.Locations
+		}
 	}
 	for _, h := range res.Hits {
 		e, ok := ix.byPath[h.ID]
@@ -689,7 +670,7 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 		return nil, ErrBadLimit
 	}
 	out := []Passage{}
-	_, should := buildQuery(ix.split(text), passageFields, false, false, nil)
+	_, should := buildQuery(ix.split(text), passageFields, false, false, ix.passageVocab)
 	if len(should) == 0 {
 		return out, nil
 	}

@@ -552,3 +552,33 @@ func TestBM25(t *testing.T) {
 		t.Logf("bleve.NewMemOnly now scores BM25 too; newMemIndex could use it:\n%s", e)
 	}
 }
+
+// TestEmbeddedContent builds the index over the shipped content (while it is being
+// written, a load error skips) within the start-up budget, and checks the passage anchors
+// are the rendered pages' heading ids.
+func TestEmbeddedContent(t *testing.T) {
+	site, err := content.Load(content.Embedded())
+	if err != nil {
+		t.Skipf("shipped content does not load: %v", err)
+	}
+	start := time.Now()
+	ix, err := Build(site.Pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	t.Logf("%d pages, %d passages: built in %v", len(site.Pages), len(ix.byID), time.Since(start))
+	if d := time.Since(start); d > time.Second && !raceEnabled {
+		t.Errorf("build took %v, budget 1s", d)
+	}
+	for url := range ix.byID {
+		path, anchor, ok := strings.Cut(url, "#")
+		page, _ := site.Page(path)
+		if ok && (page == nil || !strings.Contains(page.HTML, `id="`+anchor+`"`)) {
+			t.Errorf("%s: no such heading id in the rendered page", url)
+		}
+	}
+	if p, err := ix.Search(context.Background(), Query{Q: "receptionist"}); err != nil || len(p.Results) == 0 {
+		t.Errorf("receptionist: %v %+v", err, p)
+	}
+}

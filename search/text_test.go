@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -72,5 +73,59 @@ func TestParseMarkdownAnchorsFromHTML(t *testing.T) {
 	d = parseMarkdown(md, `<h2 id="x-one">One</h2>`)
 	if got := anchors(d); !reflect.DeepEqual(got, []string{"one", "two"}) {
 		t.Errorf("mismatched HTML: %q", got)
+	}
+}
+
+func TestEditDistance1(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"receptionist", "receptionist", 0},
+		{"recepionist", "receptionist", 1},   // deletion
+		{"receptionnist", "receptionist", 1}, // insertion
+		{"receptiomist", "receptionist", 1},  // substitution
+		{"recieve", "receive", 1},            // transposition
+		{"recieve", "receiver", 2},
+		{"abc", "cba", 2},
+		{"café", "cafe", 1},
+		{"", "a", 1},
+		{"ab", "ba", 1},
+		{"abcd", "badc", 2},
+	}
+	for _, tc := range cases {
+		if got := editDistance1([]rune(tc.a), []rune(tc.b)); got != tc.want {
+			t.Errorf("%q %q: %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := editDistance1([]rune(tc.b), []rune(tc.a)); got != tc.want {
+			t.Errorf("%q %q: %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+func TestVocab(t *testing.T) {
+	ix := fixtureIndex(t)
+	var got []string
+	for _, ty := range ix.pageVocab.typos("recieve") {
+		got = append(got, ty.word)
+	}
+	if !reflect.DeepEqual(got, []string{"receive"}) {
+		t.Errorf("typos of recieve: %q", got)
+	}
+	got = nil
+	for _, ty := range ix.pageVocab.typos("calls") {
+		got = append(got, fmt.Sprintf("%s %d", ty.word, ty.dist))
+	}
+	if !reflect.DeepEqual(got, []string{"calls 0", "call 1"}) {
+		t.Errorf("typos of calls: %q", got)
+	}
+	if got := ix.pageVocab.prefixed("body_raw", "answ", 50); !reflect.DeepEqual(got, []string{"answer", "answered", "answering"}) {
+		t.Errorf("answ: %q", got)
+	}
+	if got := ix.pageVocab.prefixed("body_raw", "a", 2); len(got) != 2 || !strings.HasPrefix(got[0], "a") {
+		t.Errorf("a, 2: %q", got)
+	}
+	if got := ix.pageVocab.prefixed("nope", "a", 2); got != nil {
+		t.Errorf("unknown field: %q", got)
 	}
 }
