@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
@@ -387,7 +388,7 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 		a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
 		return
 	}
-	if len(text) > maxQueryLength {
+	if utf8.RuneCountInString(text) > maxQueryLength {
 		a.badParam(w, "q", fmt.Sprintf("must be at most %d characters", maxQueryLength))
 		return
 	}
