@@ -5,17 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -30,35 +27,10 @@ import (
 
 const openAPIFile = "openapi/v2.json"
 
-// openAPIMethods are the operation keys of an OpenAPI path item.
-var openAPIMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
-
 // loadOpenAPI parses the document on disk (the same bytes the binary embeds).
 func loadOpenAPI(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(openAPIFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b, openAPIV2) {
-		t.Fatalf("%s differs from the embedded openAPIV2; rebuild", openAPIFile)
-	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("%s is not valid JSON: %v", openAPIFile, err)
-	}
-	if dec.More() {
-		t.Fatalf("%s has data after the JSON document", openAPIFile)
-	}
-	return doc
-}
-
-// obj returns v[key] as an object, or nil.
-func oaObj(v any, key string) map[string]any {
-	m, _ := v.(map[string]any)
-	o, _ := m[key].(map[string]any)
-	return o
+	return oaLoad(t, openAPIFile, openAPIV2, "openAPIV2")
 }
 
 // oaRouterRoutes walks the real router and returns "METHOD /path" for every route under
@@ -125,300 +97,16 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 }
 
-var (
-	oaCamelCase     = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
-	oaPathTemplate  = regexp.MustCompile(`\{([^{}]+)\}`)
-	oaComponentName = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
-)
-
-// resolvePointer follows a local JSON pointer ("#/components/schemas/Message") in doc.
-func oaResolve(doc map[string]any, ref string) (any, error) {
-	if !strings.HasPrefix(ref, "#/") {
-		return nil, fmt.Errorf("not a local reference")
-	}
-	var cur any = doc
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, fmt.Errorf("no %q", tok)
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, fmt.Errorf("no index %q", tok)
-			}
-			cur = c[i]
-		default:
-			return nil, fmt.Errorf("cannot descend into %q", tok)
-		}
-	}
-	return cur, nil
-}
-
-// deref follows $ref (repeatedly) and returns the object it names.
-func oaDeref(doc map[string]any, v any) map[string]any {
-	for range 10 {
-		m, _ := v.(map[string]any)
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			return m
-		}
-		v, _ = oaResolve(doc, ref)
-	}
-	return nil
-}
-
-// walkJSON calls fn with the JSON pointer of every value in v.
-func oaWalk(v any, at string, fn func(at string, v any)) {
-	fn(at, v)
-	switch c := v.(type) {
-	case map[string]any:
-		for k, e := range c {
-			oaWalk(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), fn)
-		}
-	case []any:
-		for i, e := range c {
-			oaWalk(e, at+"/"+strconv.Itoa(i), fn)
-		}
-	}
-}
-
+// TestOpenAPIIsValid checks the structure of the document (see checkOpenAPIStructure): full
+// paths under /api/v2, bearer authentication inherited by every operation but the
+// document's own, and every response other than 200 an error.
 func TestOpenAPIIsValid(t *testing.T) {
-	doc := loadOpenAPI(t)
-
-	if doc["openapi"] != "3.1.0" {
-		t.Errorf("openapi = %v, want 3.1.0", doc["openapi"])
-	}
-	info := oaObj(doc, "info")
-	for _, k := range []string{"title", "version", "description"} {
-		if s, _ := info[k].(string); s == "" {
-			t.Errorf("info.%s is missing", k)
-		}
-	}
-	if servers, _ := doc["servers"].([]any); len(servers) == 0 {
-		t.Error("servers is missing")
-	}
-
-	// Every $ref resolves, and points into components.
-	oaWalk(doc, "#", func(at string, v any) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		ref, ok := m["$ref"]
-		if !ok {
-			return
-		}
-		s, _ := ref.(string)
-		if !strings.HasPrefix(s, "#/components/") {
-			t.Errorf("%s: $ref %q does not point into #/components", at, ref)
-			return
-		}
-		if _, err := oaResolve(doc, s); err != nil {
-			t.Errorf("%s: $ref %q does not resolve: %v", at, s, err)
-		}
+	checkOpenAPIStructure(t, loadOpenAPI(t), oaStructureOptions{
+		pathPrefix:   "/api/v2/",
+		bearerScheme: "bearerAuth",
+		specPath:     "/api/v2/openapi.json",
+		successCodes: []string{"200"},
 	})
-
-	// Components are well named; security requirements name defined schemes.
-	components := oaObj(doc, "components")
-	for kind, v := range components {
-		for name := range v.(map[string]any) {
-			if !oaComponentName.MatchString(name) {
-				t.Errorf("components.%s.%s: name is not allowed by OpenAPI", kind, name)
-			}
-		}
-	}
-	schemes := oaObj(components, "securitySchemes")
-	bearer := oaObj(schemes, "bearerAuth")
-	if bearer["type"] != "http" || !strings.EqualFold(fmt.Sprint(bearer["scheme"]), "bearer") {
-		t.Errorf("securitySchemes.bearerAuth = %v, want type http, scheme bearer", bearer)
-	}
-	checkSecurity := func(at string, v any) {
-		reqs, ok := v.([]any)
-		if !ok {
-			t.Errorf("%s: security is not an array", at)
-			return
-		}
-		for _, r := range reqs {
-			for name := range r.(map[string]any) {
-				if _, ok := schemes[name]; !ok {
-					t.Errorf("%s: security names undefined scheme %q", at, name)
-				}
-			}
-		}
-	}
-	if sec, ok := doc["security"]; ok {
-		checkSecurity("#/security", sec)
-	} else {
-		t.Error("no top-level security requirement")
-	}
-
-	opIDs := map[string]string{}
-	for path, rawItem := range oaObj(doc, "paths") {
-		item := rawItem.(map[string]any)
-		if !strings.HasPrefix(path, "/api/v2/") {
-			t.Errorf("path %s: want the full path under /api/v2/", path)
-		}
-		templated := map[string]bool{}
-		for _, m := range oaPathTemplate.FindAllStringSubmatch(path, -1) {
-			templated[m[1]] = true
-		}
-		for _, method := range openAPIMethods {
-			rawOp, ok := item[method]
-			if !ok {
-				continue
-			}
-			op := rawOp.(map[string]any)
-			at := strings.ToUpper(method) + " " + path
-
-			id, _ := op["operationId"].(string)
-			switch {
-			case id == "":
-				t.Errorf("%s: no operationId", at)
-			case !oaCamelCase.MatchString(id):
-				t.Errorf("%s: operationId %q is not oaCamelCase", at, id)
-			case opIDs[id] != "":
-				t.Errorf("%s: operationId %q is also used by %s", at, id, opIDs[id])
-			default:
-				opIDs[id] = at
-			}
-			for _, k := range []string{"summary", "description"} {
-				if s, _ := op[k].(string); s == "" {
-					t.Errorf("%s: no %s", at, k)
-				}
-			}
-			if sec, ok := op["security"]; ok {
-				checkSecurity(at, sec)
-			}
-
-			responses, _ := op["responses"].(map[string]any)
-			if _, ok := responses["200"]; !ok {
-				t.Errorf("%s: no 200 response", at)
-			}
-			for code, r := range responses {
-				resp := oaDeref(doc, r)
-				if resp == nil {
-					t.Errorf("%s: response %s does not resolve", at, code)
-					continue
-				}
-				if s, _ := resp["description"].(string); s == "" {
-					t.Errorf("%s: response %s has no description", at, code)
-				}
-				schema := oaObj(oaObj(oaObj(resp, "content"), "application/json"), "schema")
-				if schema == nil {
-					t.Errorf("%s: response %s has no application/json schema", at, code)
-					continue
-				}
-				if code != "200" && schema["$ref"] != "#/components/schemas/Error" {
-					t.Errorf("%s: response %s is not the Error schema", at, code)
-				}
-			}
-
-			// Parameters: path-level and operation-level, unique by (in, name); every
-			// template variable declared as a required path parameter and vice versa.
-			var params []any
-			if p, ok := item["parameters"].([]any); ok {
-				params = append(params, p...)
-			}
-			if p, ok := op["parameters"].([]any); ok {
-				params = append(params, p...)
-			}
-			seen := map[string]bool{}
-			declared := map[string]bool{}
-			for _, rawP := range params {
-				p := oaDeref(doc, rawP)
-				if p == nil {
-					t.Errorf("%s: parameter %v does not resolve", at, rawP)
-					continue
-				}
-				name, _ := p["name"].(string)
-				in, _ := p["in"].(string)
-				if name == "" || !slices.Contains([]string{"path", "query", "header", "cookie"}, in) {
-					t.Errorf("%s: parameter %v lacks a name or a valid in", at, p)
-					continue
-				}
-				if seen[in+":"+name] {
-					t.Errorf("%s: parameter %s in %s is declared twice", at, name, in)
-				}
-				seen[in+":"+name] = true
-				schema := oaDeref(doc, p["schema"])
-				if schema == nil || schema["type"] == nil {
-					t.Errorf("%s: parameter %s has no schema type", at, name)
-				}
-				if s, _ := p["description"].(string); s == "" {
-					t.Errorf("%s: parameter %s has no description", at, name)
-				}
-				if in == "path" {
-					declared[name] = true
-					if p["required"] != true {
-						t.Errorf("%s: path parameter %s is not required: true", at, name)
-					}
-					if !templated[name] {
-						t.Errorf("%s: path parameter %s is not in the path template", at, name)
-					}
-				}
-			}
-			for name := range templated {
-				if !declared[name] {
-					t.Errorf("%s: template variable {%s} is not declared as a path parameter", at, name)
-				}
-			}
-
-			if method == "post" || method == "put" || method == "patch" {
-				if body, ok := op["requestBody"]; ok {
-					b := oaDeref(doc, body)
-					if oaObj(oaObj(b, "content"), "application/json")["schema"] == nil {
-						t.Errorf("%s: requestBody has no application/json schema", at)
-					}
-				}
-			}
-		}
-	}
-
-	// The one unauthenticated route says so; every other operation inherits bearer auth.
-	spec := oaObj(oaObj(oaObj(doc, "paths"), "/api/v2/openapi.json"), "get")
-	if sec, ok := spec["security"].([]any); !ok || len(sec) != 0 {
-		t.Errorf("GET /api/v2/openapi.json: security = %v, want []", spec["security"])
-	}
-}
-
-// jsonNames returns the JSON property names a struct type encodes.
-func oaJSONNames(t reflect.Type) []string {
-	var names []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("json")
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func oaSchemaProps(doc map[string]any, name string) map[string]any {
-	return oaObj(oaObj(oaObj(oaObj(doc, "components"), "schemas"), name), "properties")
-}
-
-func oaKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestOpenAPISchemasMatchTypes checks that the documented schemas name exactly the properties
@@ -448,17 +136,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 			t.Errorf("components.schemas.%s is missing", name)
 			continue
 		}
-		got, want := oaKeys(props), oaJSONNames(typ)
-		for _, w := range want {
-			if !slices.Contains(got, w) {
-				t.Errorf("schema %s lacks property %q of %s", name, w, typ)
-			}
-		}
-		for _, g := range got {
-			if !slices.Contains(want, g) {
-				t.Errorf("schema %s has property %q that %s does not encode", name, g, typ)
-			}
-		}
+		oaMatchProps(t, name, props, typ)
 	}
 	// Types without omitempty always encode every property: the schema requires them all.
 	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery",
@@ -483,14 +161,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 
 	// Query parameter limits match the constants the code validates with.
 	param := func(path, name string) map[string]any {
-		op := oaObj(oaObj(oaObj(doc, "paths"), path), "get")
-		ps, _ := op["parameters"].([]any)
-		for _, p := range ps {
-			if pm := oaDeref(doc, p); pm["name"] == name && pm["in"] == "query" {
-				return oaDeref(doc, pm["schema"])
-			}
+		if p := oaQueryParam(t, doc, path, name); p != nil {
+			return oaDeref(doc, p["schema"])
 		}
-		t.Errorf("GET %s does not document query parameter %s", path, name)
 		return nil
 	}
 	limits := []struct {
@@ -808,13 +481,7 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 	create := oaSchemaProps(doc, "OnCallContactCreateRequest")
 	input := oaSchemaProps(doc, "DeliveryMethodInput")
 	field := oaSchemaProps(doc, "PayloadField")
-	num := func(m map[string]any, k string) int {
-		f, ok := m[k].(float64)
-		if !ok {
-			t.Errorf("schema %v has no %s", m, k)
-		}
-		return int(f)
-	}
+	num := func(m map[string]any, k string) int { return oaNum(t, m, k) }
 	required := func(name string) []string {
 		var out []string
 		req, _ := oaObj(schemas, name)["required"].([]any)
@@ -926,13 +593,7 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 		valid(contact(nil, method(map[string]any{"data": data(hi + 1)}))) {
 		t.Errorf("data minItems %d maxItems %d are not the parser's limits", lo, hi)
 	}
-	headers := func(n int) map[string]any {
-		out := map[string]any{}
-		for i := range n {
-			out[fmt.Sprint("X-H", i)] = "v"
-		}
-		return out
-	}
+	headers := func(n int) map[string]any { return oaNProps("X-H", n) }
 	hd := oaObj(input, "headers")
 	if hi := num(hd, "maxProperties"); !valid(contact(nil, method(map[string]any{"headers": headers(hi)}))) ||
 		valid(contact(nil, method(map[string]any{"headers": headers(hi + 1)}))) {
@@ -1163,37 +824,11 @@ func TestOpenAPIServed(t *testing.T) {
 	srv := httptest.NewServer((&Server{Logger: slog.New(slog.DiscardHandler)}).Handler())
 	defer srv.Close()
 
-	resp, err := http.Get(srv.URL + "/api/v2/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("Content-Type %q, want application/json", ct)
-	}
-	want, err := os.ReadFile(openAPIFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, want) {
-		t.Errorf("served document (%d bytes) differs from %s (%d bytes)", len(body), openAPIFile, len(want))
-	}
+	resp, body := oaFetch(t, http.MethodGet, srv.URL+"/api/v2/openapi.json", nil)
+	oaCheckServed(t, resp, body, openAPIFile)
 
 	// No credentials needed, and other methods are the API's 405.
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v2/openapi.json", nil)
-	resp2, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2.Body.Close()
-	if resp2.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST /api/v2/openapi.json: status %d, want 405", resp2.StatusCode)
+	if resp, _ := oaFetch(t, http.MethodPost, srv.URL+"/api/v2/openapi.json", nil); resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /api/v2/openapi.json: status %d, want 405", resp.StatusCode)
 	}
 }

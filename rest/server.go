@@ -40,6 +40,10 @@ type Server struct {
 	Jobs       answerdesk.BatchJobStore
 	OnBatchJob func()
 
+	// MCP are the MCP servers' handlers by mount path (/mcp/public, /mcp/docs), built in cmd
+	// so that rest does not import mcp; each answers at exactly its path.
+	MCP map[string]http.Handler
+
 	v1, sandboxAPI *publicAPI
 	root           chi.Router
 	// Ready reports whether the service can take traffic (database reachable, schema current).
@@ -74,6 +78,18 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/readyz", s.readyz)
 	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
+	for path, h := range s.MCP {
+		r.Handle(path, h)
+		// The MCP Inspector CLI replaces a URL path that does not end in /mcp with /mcp, so
+		// each server also answers at <path>/mcp.
+		r.Handle(path+"/mcp", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			req.URL.Path = path
+			h.ServeHTTP(w, req)
+		}))
+	}
+	if len(s.MCP) > 0 {
+		r.Get("/.well-known/mcp", s.mcpCard)
+	}
 	if s.Sandbox != nil {
 		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, s.SandboxSearch, true))
 	}
@@ -108,6 +124,43 @@ func (s *Server) Handler() http.Handler {
 		})
 	})
 	return r
+}
+
+// mcpServerInfo describes one MCP server in the discovery card and llms.txt.
+var mcpServerInfo = map[string]struct{ name, description string }{
+	"/mcp/public":  {"answerdesk public", "Company profile, services, pricing, site search and any page as Markdown. No account needed."},
+	"/mcp/docs":    {"answerdesk docs", "Search the developer documentation, read pages, and ask questions answered from the docs with sources."},
+	"/mcp/account": {"answerdesk account", "Your messages, call recordings and To Dos. OAuth 2.1 sign-in, or a customer API token."},
+}
+
+// mcpCard is the server card at /.well-known/mcp: where the MCP servers are and how to connect.
+func (s *Server) mcpCard(w http.ResponseWriter, r *http.Request) {
+	type server struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		URL         string `json:"url"`
+		Transport   string `json:"transport"`
+		Auth        string `json:"auth"`
+	}
+	card := struct {
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		Servers     []server `json:"servers"`
+		Docs        string   `json:"documentation"`
+	}{Name: "answerdesk", Description: "MCP servers of the answerdesk answering service.", Docs: s.BaseURL + "/docs/mcp-servers"}
+	for _, path := range []string{"/mcp/public", "/mcp/docs", "/mcp/account"} {
+		if _, ok := s.MCP[path]; !ok {
+			continue
+		}
+		auth := "none"
+		if path == "/mcp/account" {
+			auth = "oauth2"
+		}
+		info := mcpServerInfo[path]
+		card.Servers = append(card.Servers, server{Name: info.name, Description: info.description, URL: s.BaseURL + path, Transport: "streamable-http", Auth: auth})
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeJSON(w, http.StatusOK, card)
 }
 
 // methodNotAllowed answers 405 with the methods the path does take in Allow.

@@ -153,6 +153,14 @@ func (s *Server) llmsTxt(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(&b, "- [%s](%s%s): %s\n", p.Title, s.BaseURL, p.MarkdownPath(), p.Summary)
 		}
 	}
+	if len(s.MCP) > 0 {
+		b.WriteString("\n## MCP servers\n\nStreamable HTTP; discovery card at " + s.BaseURL + "/.well-known/mcp.\n\n")
+		for _, path := range []string{"/mcp/public", "/mcp/docs", "/mcp/account"} {
+			if _, ok := s.MCP[path]; ok {
+				fmt.Fprintf(&b, "- [%s](%s%s): %s\n", mcpServerInfo[path].name, s.BaseURL, path, mcpServerInfo[path].description)
+			}
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprint(w, b.String())
 }

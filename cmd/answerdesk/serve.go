@@ -21,6 +21,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
+	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
@@ -43,6 +44,7 @@ type serveConfig struct {
 	logFormat            string
 	shutdownTimeout      time.Duration
 	contentDir           string
+	llmURL, llmModel     string
 	trustedProxies       stringList
 	v1DeprecatedAt       string
 	v1SunsetAt           string
@@ -69,6 +71,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
 	fs.StringVar(&cfg.contentDir, "content", "", "directory of site and docs Markdown to serve instead of the embedded content")
+	fs.StringVar(&cfg.llmURL, "llm-url", "", "OpenAI-compatible chat endpoint that composes askQuestion answers (key in ANSWERDESK_LLM_KEY); empty: extractive answers")
+	fs.StringVar(&cfg.llmModel, "llm-model", "", "model name for --llm-url")
 	fs.Var(&cfg.trustedProxies, "trusted-proxy", "address or CIDR of a proxy whose X-Forwarded-For is believed (repeatable)")
 	fs.StringVar(&cfg.v1DeprecatedAt, "v1-deprecated-at", "", "date (YYYY-MM-DD) public API v1 is deprecated: adds Deprecation headers")
 	fs.StringVar(&cfg.v1SunsetAt, "v1-sunset-at", "", "date (YYYY-MM-DD) public API v1 stops: adds Sunset headers")
@@ -175,7 +179,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer sandboxIndex.Close()
 	logger.Info("search index built", "pages", len(site.Pages), "duration", time.Since(start).Round(time.Millisecond))
+	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version,
+		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY")}
+	mcpHandlers := map[string]http.Handler{
+		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
+		"/mcp/docs":   mcp.Handler(mcp.NewDocsServer(mcfg), "/mcp/docs", mcfg),
+	}
 	srv := &rest.Server{
+		MCP:           mcpHandlers,
 		Site:          site,
 		Sandbox:       sandbox,
 		Search:        index,
@@ -227,6 +238,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
 	err = httpServer.Shutdown(shutdownCtx)
+	for _, h := range mcpHandlers { // stop the MCP servers' idle-session sweepers
+		if sd, ok := h.(interface{ Shutdown(context.Context) error }); ok {
+			_ = sd.Shutdown(shutdownCtx)
+		}
+	}
 	stopWork()
 	workers.Wait()
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -316,6 +332,11 @@ answerdesk demo is ready at %[1]s
   admin@answerdesk.example
 
   Try:  curl -H "Authorization: Bearer %[2]s" "%[1]s/api/v2/messages?page_size=2"
+
+  MCP servers (Streamable HTTP):
+    %[1]s/mcp/public
+    %[1]s/mcp/docs
+    %[1]s/mcp/account   (not yet served: OAuth 2.1 comes next)
 
 `, baseURL, d.Token, d.AdminToken, d.Password)
 }

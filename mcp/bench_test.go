@@ -1,0 +1,59 @@
+package mcp
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkToolsCall measures tools/call over Streamable HTTP (the mcp-go client, the
+// stateless protocol, a real loopback HTTP connection), one call at a time, with the
+// servers configured as in production. It reports calls/s and the p50 and p99 latency,
+// to compare with the same reads over REST (/api/v1/company, /api/v1/search).
+func BenchmarkToolsCall(b *testing.B) {
+	validateOutput = false
+	defer func() { validateOutput = true }()
+	s := serve(b, "public", nil)
+	c := s.connect(b, false)
+	for _, bc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"get_company_info", "get_company_info", nil},
+		{"search_site", "search_site", map[string]any{"query": "after hours answering", "limit": 10}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if res := call(b, c, bc.tool, bc.args); res.IsError {
+				b.Fatalf("tool error: %s", text(res))
+			}
+			var lat []time.Duration
+			b.ReportAllocs()
+			start := time.Now()
+			for b.Loop() {
+				t0 := time.Now()
+				res := call(b, c, bc.tool, bc.args)
+				lat = append(lat, time.Since(t0))
+				if res.IsError {
+					b.Fatalf("tool error: %s", text(res))
+				}
+			}
+			elapsed := time.Since(start)
+			reportLatency(b, lat, elapsed)
+		})
+	}
+}
+
+func reportLatency(b *testing.B, lat []time.Duration, elapsed time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		i := int(p * float64(len(lat)-1))
+		return float64(lat[i].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(pct(0.50), "p50_ms")
+	b.ReportMetric(pct(0.99), "p99_ms")
+}

@@ -1,0 +1,477 @@
+// Package mcp serves answerdesk's MCP servers over Streamable HTTP (mark3labs/mcp-go): the
+// public server (/mcp/public: company, services, pricing, site search, pages) and the
+// documentation server (/mcp/docs: passage search, pages, questions answered from the docs).
+//
+// Tool handlers call the same services as rest/ (content.Site, search.Index), never HTTP to
+// ourselves. Each tool has one constructor returning its definition and handler; the
+// definitions are snapshotted in testdata/ so that a change to what models see is a
+// reviewed diff (go test ./mcp -run TestToolSnapshots with UPDATE_SNAPSHOTS=1 rewrites them).
+//
+// Mounting (chi): r.Handle("/mcp/public", mcp.Handler(mcp.NewPublicServer(cfg), "/mcp/public", cfg)).
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Config holds what the MCP servers serve and how.
+type Config struct {
+	Site  *content.Site
+	Index *search.Index // nil: search_site, searchDocumentation and askQuestion answer a tool error
+	// BaseURL is the service's public URL without a trailing slash (--base-url): absolute
+	// URLs in results, resource URIs, and the Host and Origin the endpoint accepts.
+	BaseURL string
+	Logger  *slog.Logger
+	// Version is reported to clients in serverInfo; "dev" when empty.
+	Version string
+	// AllowedHosts are Host names accepted besides the base URL's host and loopback, for
+	// example the name a reverse proxy forwards under. Optional.
+	AllowedHosts []string
+
+	// LLMURL, when set, makes askQuestion compose its answer with an OpenAI-compatible chat
+	// endpoint (LLMURL + "/chat/completions", or LLMURL itself when it already ends so) from
+	// the same retrieved passages; otherwise askQuestion is extractive.
+	LLMURL, LLMModel, LLMKey string
+	HTTPClient               *http.Client // for the LLM endpoint; nil: a client with a 60 s timeout
+}
+
+func (c Config) logger() *slog.Logger {
+	if c.Logger == nil {
+		return slog.Default()
+	}
+	return c.Logger
+}
+
+func (c Config) version() string {
+	if c.Version == "" {
+		return "dev"
+	}
+	return c.Version
+}
+
+// base is the base URL without a trailing slash; http://localhost when none is configured.
+func (c Config) base() string {
+	b := strings.TrimRight(c.BaseURL, "/")
+	if b == "" {
+		return "http://localhost"
+	}
+	return b
+}
+
+// Limits of the endpoint.
+const (
+	maxBodyBytes    = 1 << 20          // a JSON-RPC request body
+	sessionIdleTTL  = 30 * time.Minute // per-session state is dropped after this long idle
+	maxQueryLength  = 200              // search words, as the public API
+	maxQuestionLen  = 1000             // askQuestion
+	maxLocatorBytes = 2048             // read_page url, getPage path or url
+)
+
+// Handler serves an MCP server over Streamable HTTP at path (for example /mcp/public):
+// POST carries JSON-RPC, DELETE ends a session, GET (server-to-client streams) answers 405
+// because these servers send nothing unasked. Sessions are stateless-friendly (any replica
+// accepts any session ID) and their per-session state expires after 30 minutes idle.
+//
+// Every request's Host must be the base URL's host, loopback, or one of cfg.AllowedHosts,
+// and an Origin header, when present, must be the base URL's origin or a loopback origin;
+// anything else is answered 403 (DNS-rebinding protection). Allowed origins get CORS
+// headers, so browser-based clients work. mcp-go's own localhost guard is replaced by this
+// one, which also accepts the base URL's host on a loopback listener (a reverse proxy on
+// the same machine). Request bodies are limited to 1 MiB.
+//
+// The returned handler also has Shutdown(ctx) error, which stops the idle-session sweeper.
+func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
+	logger := cfg.logger()
+	h := &endpoint{path: strings.TrimRight(path, "/"), guard: newGuard(cfg)}
+	h.mcp = server.NewStreamableHTTPServer(s,
+		server.WithEndpointPath(path),
+		server.WithDisableLocalhostProtection(true), // the guard below checks Host and Origin
+		server.WithDisableStreaming(true),
+		server.WithSessionIdleTTL(sessionIdleTTL),
+		// Browser clients (an inspector on a loopback origin): CORS for every origin the
+		// guard lets through; the guard has already answered 403 to the others.
+		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
+		server.WithStreamableHTTPLogger(logger),
+	)
+	return h
+}
+
+type endpoint struct {
+	path  string
+	guard guard
+	mcp   *server.StreamableHTTPServer
+}
+
+func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.path != "" && strings.TrimRight(r.URL.Path, "/") != h.path {
+		http.NotFound(w, r)
+		return
+	}
+	if !h.guard.hostAllowed(r.Host) {
+		forbid(w, fmt.Sprintf("Forbidden: Host %q is not this server's", r.Host))
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !h.guard.originAllowed(origin) {
+		forbid(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origin))
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	}
+	h.mcp.ServeHTTP(w, r)
+}
+
+// Shutdown stops the idle-session sweeper and ends the open sessions.
+func (h *endpoint) Shutdown(ctx context.Context) error { return h.mcp.Shutdown(ctx) }
+
+// forbid answers 403 with a JSON-RPC error without id, as the MCP transport allows.
+func forbid(w http.ResponseWriter, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":%d,"message":%q}}`+"\n", mcpgo.INVALID_REQUEST, msg)
+}
+
+// guard checks Host and Origin against DNS rebinding.
+type guard struct {
+	scheme, host, port string          // of the base URL; host lower-cased, port explicit
+	extra              map[string]bool // AllowedHosts, lower-cased host names
+}
+
+func newGuard(cfg Config) guard {
+	g := guard{extra: map[string]bool{}}
+	if u, err := url.Parse(strings.TrimSpace(cfg.BaseURL)); err == nil && u.Host != "" {
+		g.scheme = strings.ToLower(u.Scheme)
+		g.host = hostName(u.Host)
+		g.port = portOf(g.scheme, u.Port())
+	}
+	for _, h := range cfg.AllowedHosts {
+		if n := hostName(h); n != "" {
+			g.extra[n] = true
+		}
+	}
+	return g
+}
+
+// hostAllowed accepts the base URL's host (any port), loopback names and addresses, and the
+// extra allowed hosts.
+func (g guard) hostAllowed(hostport string) bool {
+	h := hostName(hostport)
+	if h == "" {
+		return false
+	}
+	return h == g.host || g.extra[h] || isLoopback(h)
+}
+
+// originAllowed accepts the base URL's origin (scheme, host and port) and loopback origins.
+func (g guard) originAllowed(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" && u.Path != "/" {
+		return false // "null", opaque or malformed origins
+	}
+	h := hostName(u.Host)
+	if isLoopback(h) {
+		return true
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return g.host != "" && h == g.host && scheme == g.scheme && portOf(scheme, u.Port()) == g.port
+}
+
+// hostName is the lower-cased host of a Host header or URL host, without port, brackets or
+// a trailing dot.
+func hostName(hostport string) string {
+	hostport = strings.TrimSpace(hostport)
+	h, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h = hostport
+	}
+	h = strings.Trim(h, "[]")
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+func portOf(scheme, port string) string {
+	if port != "" {
+		return port
+	}
+	switch scheme {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// validateOutput makes the servers check every structured result against the tool's
+// output schema (mcp-go answers a tool error when it does not conform). The tests turn it
+// on; in production the snapshot-tested types are the guarantee and the check is skipped.
+var validateOutput = false
+
+// newServer is an MCP server with the options both servers share.
+func newServer(name, title string, cfg Config, instructions string, extra ...server.ServerOption) *server.MCPServer {
+	logger := cfg.logger()
+	opts := []server.ServerOption{
+		server.WithTitle(title),
+		server.WithWebsiteURL(cfg.base()),
+		server.WithInstructions(instructions),
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(logCalls(logger)),
+	}
+	if validateOutput {
+		opts = append(opts, server.WithOutputSchemaValidation())
+	}
+	return server.NewMCPServer(name, cfg.version(), append(opts, extra...)...)
+}
+
+// logCalls logs every tool call at debug level, and the calls that fail inside the server.
+func logCalls(logger *slog.Logger) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			start := time.Now()
+			res, err := next(ctx, req)
+			level := slog.LevelDebug
+			if err != nil {
+				level = slog.LevelError
+			}
+			logger.Log(ctx, level, "mcp tool call", "tool", req.Params.Name, "is_error", res != nil && res.IsError,
+				"duration", time.Since(start), "err", err)
+			return res, err
+		}
+	}
+}
+
+// readOnly sets the annotations of a tool that only reads this server's own content:
+// read-only, not destructive, idempotent, closed world. mcp-go's defaults are the
+// opposite (destructive and open world), so every tool sets all four.
+func readOnly(title string) []mcpgo.ToolOption {
+	return []mcpgo.ToolOption{
+		mcpgo.WithTitleAnnotation(title),
+		mcpgo.WithReadOnlyHintAnnotation(true),
+		mcpgo.WithDestructiveHintAnnotation(false),
+		mcpgo.WithIdempotentHintAnnotation(true),
+		mcpgo.WithOpenWorldHintAnnotation(false),
+		mcpgo.WithSchemaAdditionalProperties(false),
+	}
+}
+
+// outputSchema is the output schema of T (mcp-go generates it from the struct, with the
+// jsonschema tags as descriptions). Slices are never null in results, so their schema is
+// "array" rather than the generator's ["null", "array"].
+func outputSchema[T any]() mcpgo.ToolOption {
+	gen := mcpgo.WithOutputSchema[T]()
+	return func(t *mcpgo.Tool) {
+		gen(t)
+		for _, p := range t.OutputSchema.Properties {
+			nonNullArrays(p)
+		}
+	}
+}
+
+func nonNullArrays(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	if ts, ok := m["type"].([]any); ok && len(ts) == 2 && slices.Contains(ts, any("null")) && slices.Contains(ts, any("array")) {
+		m["type"] = "array"
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		for _, p := range props {
+			nonNullArrays(p)
+		}
+	}
+	nonNullArrays(m["items"])
+}
+
+func toolDef(name, description string, opts ...mcpgo.ToolOption) mcpgo.Tool {
+	all := append([]mcpgo.ToolOption{mcpgo.WithDescription(description)}, opts...)
+	return mcpgo.NewTool(name, all...)
+}
+
+// invalidArg is the error of a bad argument: the message names the argument and says how
+// to fix the call.
+func invalidArg(name, problem, fix string) error {
+	return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid argument " + name + ": " + problem, Hint: fix,
+		Fields: []answerdesk.FieldError{{Field: name, Message: problem}}}
+}
+
+// toolError maps an error to a tool error (isError): the one place where service and
+// argument errors become what a model reads. Anything that is not an *answerdesk.Error is
+// logged and shown as "internal error".
+func toolError(ctx context.Context, logger *slog.Logger, tool string, err error) *mcpgo.CallToolResult {
+	var e *answerdesk.Error
+	if !errors.As(err, &e) {
+		switch {
+		case errors.Is(err, search.ErrBadCursor):
+			e = invalidArg("cursor", "is not a cursor of this search (changed, from another query, type or limit, or from before the content changed)",
+				"Call again without cursor to start from the first page, or pass the nextCursor of the previous result unchanged with the same query, type and limit.").(*answerdesk.Error)
+		case errors.Is(err, search.ErrEmptyQuery):
+			e = invalidArg("query", "has no words to search for", "Pass one or more words, e.g. \"call recordings retention\".").(*answerdesk.Error)
+		default:
+			logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
+			return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later.")
+		}
+	}
+	msg := e.Message
+	if e.Hint != "" {
+		msg += ". " + e.Hint
+	}
+	if e.Code == answerdesk.ENOTFOUND && e.Hint == "" {
+		msg += "."
+	}
+	return mcpgo.NewToolResultError(msg)
+}
+
+// args reads the arguments of a call, refusing names the tool does not take.
+type args struct {
+	m map[string]any
+}
+
+func readArgs(req mcpgo.CallToolRequest, known ...string) (args, error) {
+	raw := req.Params.Arguments // decoded from the request's JSON
+	if raw == nil {
+		return args{m: map[string]any{}}, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return args{}, invalidArg("arguments", "must be a JSON object", "Pass the arguments as an object, e.g. {\"query\": \"...\"}.")
+	}
+	for name := range m {
+		if !slices.Contains(known, name) {
+			takes := "no arguments"
+			if len(known) > 0 {
+				takes = "only " + strings.Join(known, ", ")
+			}
+			return args{}, invalidArg(name, "is not an argument of this tool", "Remove it; this tool takes "+takes+".")
+		}
+	}
+	return args{m: m}, nil
+}
+
+// str returns a string argument ("" when absent or null), trimmed.
+func (a args) str(name string, maxLen int) (string, error) {
+	v, ok := a.m[name]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", invalidArg(name, fmt.Sprintf("must be a string, not %s", jsonType(v)), "Pass "+name+" as a JSON string.")
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxLen {
+		return "", invalidArg(name, fmt.Sprintf("is %d bytes long, over the limit of %d", len(s), maxLen), "Shorten "+name+".")
+	}
+	return s, nil
+}
+
+// integer returns an integer argument in lo..hi, def when absent or null. A whole number
+// given as a string ("5") is accepted.
+func (a args) integer(name string, lo, hi, def int) (int, error) {
+	v, ok := a.m[name]
+	if !ok || v == nil {
+		return def, nil
+	}
+	bad := invalidArg(name, fmt.Sprintf("must be an integer from %d to %d", lo, hi),
+		fmt.Sprintf("Pass %s as a whole number from %d to %d, or leave it out for the default %d.", name, lo, hi, def))
+	var n float64
+	switch x := v.(type) {
+	case float64:
+		n = x
+	case string:
+		if _, err := fmt.Sscan(strings.TrimSpace(x), &n); err != nil {
+			return 0, bad
+		}
+	default:
+		return 0, bad
+	}
+	if n != float64(int(n)) || int(n) < lo || int(n) > hi {
+		return 0, bad
+	}
+	return int(n), nil
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	case string:
+		return "a string"
+	}
+	return "null"
+}
+
+// locate resolves what a caller passed to find a page: an absolute URL of this site, or a
+// path ("/docs/errors", "/docs/errors.md", "docs/errors"); query and fragment are ignored.
+// It returns the URL path, without ".md", or an error saying how to fix the argument.
+func locate(arg, value, base string) (string, error) {
+	if strings.ContainsAny(value, " \t\n") {
+		return "", invalidArg(arg, "is not a URL or path", "Pass the page's URL (e.g. "+base+"/docs/errors) or its path (e.g. /docs/errors).")
+	}
+	u, err := url.Parse(value)
+	if err != nil {
+		return "", invalidArg(arg, "is not a valid URL or path", "Pass the page's URL (e.g. "+base+"/docs/errors) or its path (e.g. /docs/errors).")
+	}
+	if u.Scheme != "" || u.Host != "" {
+		b, _ := url.Parse(base)
+		if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") || b == nil || hostName(u.Host) != hostName(b.Host) {
+			return "", invalidArg(arg, fmt.Sprintf("%q is not a page of this site", value),
+				"Only pages of "+base+" can be read: pass a URL that starts with "+base+" or a path such as /docs/errors.")
+		}
+	}
+	p := u.Path
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	p = strings.TrimSuffix(p, ".md")
+	if p != "/" {
+		p = strings.TrimRight(p, "/")
+	}
+	if p == "/index" {
+		p = "/"
+	}
+	return p, nil
+}
+
+// notFound is the error of a page that does not exist.
+func notFound(what, hint string) error {
+	return &answerdesk.Error{Code: answerdesk.ENOTFOUND, Message: what, Hint: hint}
+}
+
+func date(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	d := t.Format("2006-01-02")
+	return &d
+}

@@ -1,0 +1,491 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const publicInstructions = `This server describes the answering-service company behind this site: its profile, services, pricing plans and every page of the site and documentation. It needs no credentials and changes nothing.
+
+- get_company_info: the company's name, description, phone, email, mailing address, service area and links.
+- list_services: every service with its slug (the value get_pricing's service argument takes).
+- get_pricing: the plans of every service, or of one, for monthly or annual billing (prices in USD per month).
+- search_site: find pages by words (services, industries, locations, blog posts, pages, docs); page with nextCursor.
+- read_page: read one page's full Markdown by the URL or path a result gave.
+
+Quote prices, numbers and contact details as the tools return them, and link the page URLs you used.`
+
+// NewPublicServer is the public MCP server (/mcp/public): company, services, pricing, site
+// search and pages, from the same content and index as the public API /api/v1.
+func NewPublicServer(cfg Config) *server.MCPServer {
+	if cfg.Site == nil {
+		panic("mcp: NewPublicServer needs Config.Site")
+	}
+	s := newServer("answerdesk-public", "answerdesk public", cfg, publicInstructions)
+	p := &public{cfg: cfg, base: cfg.base()}
+	s.AddTools(
+		p.getCompanyInfo(),
+		p.listServices(),
+		p.getPricing(),
+		p.searchSite(),
+		p.readPage(),
+	)
+	return s
+}
+
+type public struct {
+	cfg  Config
+	base string
+}
+
+func (p *public) abs(path string) string { return p.base + path }
+
+// fail turns an error into a tool error.
+func (p *public) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
+	return toolError(ctx, p.cfg.logger(), tool, err)
+}
+
+// --- get_company_info ---
+
+type address struct {
+	Street     string `json:"street" jsonschema:"Street address."`
+	City       string `json:"city" jsonschema:"City."`
+	Region     string `json:"region" jsonschema:"State or region."`
+	PostalCode string `json:"postalCode" jsonschema:"Postal code."`
+	Country    string `json:"country" jsonschema:"Country."`
+}
+
+type socialProfile struct {
+	Network string `json:"network" jsonschema:"The social network, e.g. linkedin."`
+	URL     string `json:"url" jsonschema:"The profile's URL."`
+}
+
+type companyLinks struct {
+	Services string `json:"services" jsonschema:"URL of the services page."`
+	Pricing  string `json:"pricing" jsonschema:"URL of the pricing page."`
+	Contact  string `json:"contact" jsonschema:"URL of the contact page."`
+	Docs     string `json:"docs" jsonschema:"URL of the documentation."`
+}
+
+// companyInfo is the company profile: the data of GET /api/v1/company.
+type companyInfo struct {
+	Name           string          `json:"name" jsonschema:"The company's name."`
+	Description    string          `json:"description" jsonschema:"What the company does."`
+	Phone          string          `json:"phone" jsonschema:"Phone number."`
+	Email          string          `json:"email" jsonschema:"Email address."`
+	MailingAddress address         `json:"mailingAddress" jsonschema:"Mailing address."`
+	ServiceArea    []string        `json:"serviceArea" jsonschema:"Regions served; empty when none is published."`
+	SocialProfiles []socialProfile `json:"socialProfiles" jsonschema:"Social network profiles; empty when none is published."`
+	Links          companyLinks    `json:"links" jsonschema:"Absolute URLs of the key pages of the site."`
+}
+
+func (p *public) getCompanyInfo() server.ServerTool {
+	tool := toolDef("get_company_info",
+		"Get the company's profile: name, description, phone, email, mailing address, service area, social profiles and links to the services, pricing, contact and documentation pages. "+
+			"Use it to answer who the company is or how to reach it. Takes no arguments.",
+		append(readOnly("Company profile"), outputSchema[companyInfo]())...)
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		if _, err := readArgs(req); err != nil {
+			return p.fail(ctx, "get_company_info", err), nil
+		}
+		c := p.cfg.Site.Company
+		out := companyInfo{Name: c.Name, Description: c.Description, Phone: c.Phone, Email: c.Email,
+			MailingAddress: address(c.MailingAddress), ServiceArea: c.ServiceArea, SocialProfiles: []socialProfile{},
+			Links: companyLinks{Services: p.abs("/services"), Pricing: p.abs("/pricing"), Contact: p.abs("/contact"), Docs: p.abs("/docs")}}
+		if out.ServiceArea == nil {
+			out.ServiceArea = []string{}
+		}
+		for _, sp := range c.SocialProfiles {
+			out.SocialProfiles = append(out.SocialProfiles, socialProfile(sp))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s\n%s\n\nPhone: %s\nEmail: %s\n", out.Name, out.Description, out.Phone, out.Email)
+		a := out.MailingAddress
+		fmt.Fprintf(&b, "Mailing address: %s, %s, %s %s, %s\n", a.Street, a.City, a.Region, a.PostalCode, a.Country)
+		if len(out.ServiceArea) > 0 {
+			fmt.Fprintf(&b, "Service area: %s\n", strings.Join(out.ServiceArea, ", "))
+		}
+		for _, sp := range out.SocialProfiles {
+			fmt.Fprintf(&b, "%s: %s\n", sp.Network, sp.URL)
+		}
+		fmt.Fprintf(&b, "Services: %s\nPricing: %s\nContact: %s\nDocs: %s\n", out.Links.Services, out.Links.Pricing, out.Links.Contact, out.Links.Docs)
+		return mcpgo.NewToolResultStructured(out, b.String()), nil
+	}}
+}
+
+// --- list_services ---
+
+type serviceInfo struct {
+	Slug        string `json:"slug" jsonschema:"The service's identifier: get_pricing's service argument."`
+	Name        string `json:"name" jsonschema:"The service's name."`
+	Description string `json:"description" jsonschema:"A one-sentence summary of the service."`
+	URL         string `json:"url" jsonschema:"URL of the service's page."`
+	MarkdownURL string `json:"markdownUrl" jsonschema:"URL of the page's Markdown (read it with read_page)."`
+}
+
+type serviceList struct {
+	Services []serviceInfo `json:"services" jsonschema:"Every service, in the site's order."`
+}
+
+func (p *public) listServices() server.ServerTool {
+	tool := toolDef("list_services",
+		"List every service the company offers, in the site's order, with its slug, name, one-sentence description and page URLs. "+
+			"Use it to see what the company sells, and to get the slug get_pricing takes. Takes no arguments.",
+		append(readOnly("Services"), outputSchema[serviceList]())...)
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		if _, err := readArgs(req); err != nil {
+			return p.fail(ctx, "list_services", err), nil
+		}
+		out := serviceList{Services: []serviceInfo{}}
+		var b strings.Builder
+		for _, s := range p.cfg.Site.Services {
+			si := serviceInfo{Slug: s.Slug, Name: s.Title, Description: s.Summary, URL: p.abs(s.Path), MarkdownURL: p.abs(s.MarkdownPath())}
+			out.Services = append(out.Services, si)
+			fmt.Fprintf(&b, "- %s (slug %s): %s %s\n", si.Name, si.Slug, si.Description, si.URL)
+		}
+		if len(out.Services) == 0 {
+			b.WriteString("No services are published.\n")
+		}
+		return mcpgo.NewToolResultStructured(out, b.String()), nil
+	}}
+}
+
+// --- get_pricing ---
+
+type plan struct {
+	Name            string   `json:"name" jsonschema:"The plan's name."`
+	Price           float64  `json:"price" jsonschema:"Price per month in USD; with annual billing, the monthly price when billed annually."`
+	MinutesIncluded *int     `json:"minutesIncluded,omitempty" jsonschema:"Minutes included per month (call services only)."`
+	ChatsIncluded   *int     `json:"chatsIncluded,omitempty" jsonschema:"Chats included per month (chat services only)."`
+	OverageRate     float64  `json:"overageRate" jsonschema:"Price in USD of each minute or chat beyond those included."`
+	Features        []string `json:"features" jsonschema:"What the plan includes."`
+}
+
+type servicePlans struct {
+	Service string `json:"service" jsonschema:"The service's slug."`
+	Plans   []plan `json:"plans" jsonschema:"The service's plans for this billing cycle."`
+}
+
+// pricing is the data of GET /api/v1/pricing.
+type pricing struct {
+	BillingCycle string         `json:"billingCycle" jsonschema:"monthly or annual."`
+	Currency     string         `json:"currency" jsonschema:"Always USD."`
+	Services     []servicePlans `json:"services" jsonschema:"Plans per service."`
+}
+
+var billingCycles = []string{"monthly", "annual"}
+
+func (p *public) getPricing() server.ServerTool {
+	opts := append(readOnly("Pricing plans"),
+		mcpgo.WithString("billing_cycle", mcpgo.Enum(billingCycles...), mcpgo.DefaultString("monthly"),
+			mcpgo.Description("Billing cycle of the prices: monthly (default) or annual (the monthly price when billed yearly).")),
+		mcpgo.WithString("service", mcpgo.MaxLength(100),
+			mcpgo.Description("A service slug from list_services, e.g. live-answering, to get only that service's plans. Leave it out for every service.")),
+		outputSchema[pricing]())
+	tool := toolDef("get_pricing",
+		"Get the pricing plans of every service, or of one service, for monthly or annual billing: each plan's monthly price in USD, the minutes or chats included, the overage rate per extra minute or chat, and its features. "+
+			"Use it to answer what a service costs or to compare plans.", opts...)
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		out, err := p.pricing(req)
+		if err != nil {
+			return p.fail(ctx, "get_pricing", err), nil
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Prices in %s per month, %s billing.\n", out.Currency, out.BillingCycle)
+		for _, sp := range out.Services {
+			fmt.Fprintf(&b, "\n%s:\n", sp.Service)
+			if len(sp.Plans) == 0 {
+				b.WriteString("- no plans for this billing cycle\n")
+			}
+			for _, pl := range sp.Plans {
+				fmt.Fprintf(&b, "- %s: $%s/month", pl.Name, money(pl.Price))
+				unit := "minute"
+				switch {
+				case pl.MinutesIncluded != nil:
+					fmt.Fprintf(&b, ", %d minutes included", *pl.MinutesIncluded)
+				case pl.ChatsIncluded != nil:
+					fmt.Fprintf(&b, ", %d chats included", *pl.ChatsIncluded)
+					unit = "chat"
+				}
+				fmt.Fprintf(&b, ", $%s per extra %s", money(pl.OverageRate), unit)
+				if len(pl.Features) > 0 {
+					fmt.Fprintf(&b, "; %s", strings.Join(pl.Features, "; "))
+				}
+				b.WriteString("\n")
+			}
+		}
+		return mcpgo.NewToolResultStructured(out, b.String()), nil
+	}}
+}
+
+func (p *public) pricing(req mcpgo.CallToolRequest) (pricing, error) {
+	a, err := readArgs(req, "billing_cycle", "service")
+	if err != nil {
+		return pricing{}, err
+	}
+	cycle, err := a.str("billing_cycle", 20)
+	if err != nil {
+		return pricing{}, err
+	}
+	if cycle == "" {
+		cycle = "monthly"
+	}
+	cycle = strings.ToLower(cycle)
+	if !slices.Contains(billingCycles, cycle) {
+		return pricing{}, invalidArg("billing_cycle", fmt.Sprintf("%q is not a billing cycle", cycle), "Pass monthly or annual, or leave it out for monthly.")
+	}
+	slug, err := a.str("service", 100)
+	if err != nil {
+		return pricing{}, err
+	}
+	slug = strings.ToLower(slug)
+	out := pricing{BillingCycle: cycle, Currency: "USD", Services: []servicePlans{}}
+	var slugs []string
+	for _, s := range p.cfg.Site.Services {
+		slugs = append(slugs, s.Slug)
+		if slug != "" && s.Slug != slug {
+			continue
+		}
+		sp := servicePlans{Service: s.Slug, Plans: []plan{}}
+		for _, pl := range s.Plans[cycle] {
+			features := pl.Features
+			if features == nil {
+				features = []string{}
+			}
+			sp.Plans = append(sp.Plans, plan{Name: pl.Name, Price: pl.Price, MinutesIncluded: pl.MinutesIncluded,
+				ChatsIncluded: pl.ChatsIncluded, OverageRate: pl.OverageRate, Features: features})
+		}
+		out.Services = append(out.Services, sp)
+	}
+	if slug != "" && len(out.Services) == 0 {
+		return pricing{}, invalidArg("service", fmt.Sprintf("there is no service %q", slug),
+			"Pass one of the slugs list_services returns ("+strings.Join(slugs, ", ")+"), or leave service out for every service.")
+	}
+	return out, nil
+}
+
+func money(v float64) string {
+	s := fmt.Sprintf("%.2f", v)
+	return strings.TrimSuffix(s, ".00")
+}
+
+// --- search_site ---
+
+type siteResult struct {
+	Title       string  `json:"title" jsonschema:"The page's title."`
+	Summary     string  `json:"summary" jsonschema:"The page's one-sentence summary."`
+	URL         string  `json:"url" jsonschema:"URL of the page (pass it to read_page for the full text)."`
+	MarkdownURL string  `json:"markdownUrl" jsonschema:"URL of the page's Markdown."`
+	Type        string  `json:"type" jsonschema:"The page type: service, industry, location, blog, page or docs."`
+	UpdatedAt   *string `json:"updatedAt" jsonschema:"The day the page was last updated (YYYY-MM-DD), or null."`
+	Highlight   string  `json:"highlight" jsonschema:"A snippet of the page with the matched words in <mark>…</mark>; the rest is HTML-escaped."`
+}
+
+// siteSearch is the data of GET /api/v1/search.
+type siteSearch struct {
+	Query      string       `json:"query" jsonschema:"The words searched for."`
+	Results    []siteResult `json:"results" jsonschema:"Matching pages, best first."`
+	NextCursor *string      `json:"nextCursor" jsonschema:"Pass as cursor (with the same query, type and limit) for the next page; null on the last page."`
+}
+
+func (p *public) searchSite() server.ServerTool {
+	opts := append(readOnly("Search the site"),
+		mcpgo.WithString("query", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxQueryLength),
+			mcpgo.Description("The words to search for, e.g. \"after hours answering\". Every word must match (one typo per word of 4+ letters is tolerated; the last word also matches as a prefix). At most 200 characters.")),
+		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(search.MaxLimit), mcpgo.DefaultNumber(search.DefaultLimit),
+			mcpgo.Description("Results per page, 1 to 50; default 10.")),
+		mcpgo.WithString("cursor",
+			mcpgo.Description("The nextCursor of the previous result, to get the next page. Use it with the same query, type and limit; leave it out for the first page.")),
+		mcpgo.WithString("type", mcpgo.Enum(content.Types...),
+			mcpgo.Description("Only pages of this type: service, industry, location, blog, page or docs. Leave it out for every type.")),
+		outputSchema[siteSearch]())
+	tool := toolDef("search_site",
+		"Search every page of the site and its documentation (services, industries, locations, blog posts, pages, docs) by words. "+
+			"Returns matching pages, best first (title matches rank first), each with its title, summary, URL, type, last update and a highlighted snippet, and nextCursor for the next page. "+
+			"Use it to find the page that answers a question, then read_page to read it.", opts...)
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		out, err := p.search(ctx, req)
+		if err != nil {
+			return p.fail(ctx, "search_site", err), nil
+		}
+		var b strings.Builder
+		if len(out.Results) == 0 {
+			fmt.Fprintf(&b, "No page matches %q. Try fewer or other words.\n", out.Query)
+		}
+		for i, r := range out.Results {
+			fmt.Fprintf(&b, "%d. %s (%s) %s\n   %s\n", i+1, r.Title, r.Type, r.URL, plainHighlight(r.Highlight))
+		}
+		if out.NextCursor != nil {
+			fmt.Fprintf(&b, "\nMore results: call again with cursor %q.\n", *out.NextCursor)
+		}
+		return mcpgo.NewToolResultStructured(out, b.String()), nil
+	}}
+}
+
+func (p *public) search(ctx context.Context, req mcpgo.CallToolRequest) (siteSearch, error) {
+	a, err := readArgs(req, "query", "limit", "cursor", "type")
+	if err != nil {
+		return siteSearch{}, err
+	}
+	q, err := a.str("query", maxQueryLength)
+	if err != nil {
+		return siteSearch{}, err
+	}
+	if q == "" {
+		return siteSearch{}, invalidArg("query", "is required", "Pass the words to search for, e.g. {\"query\": \"after hours\"}.")
+	}
+	limit, err := a.integer("limit", 1, search.MaxLimit, search.DefaultLimit)
+	if err != nil {
+		return siteSearch{}, err
+	}
+	cursor, err := a.str("cursor", 1024)
+	if err != nil {
+		return siteSearch{}, err
+	}
+	typ, err := a.str("type", 20)
+	if err != nil {
+		return siteSearch{}, err
+	}
+	typ = strings.ToLower(typ)
+	if typ != "" && !slices.Contains(content.Types, typ) {
+		return siteSearch{}, invalidArg("type", fmt.Sprintf("%q is not a page type", typ),
+			"Pass one of "+strings.Join(content.Types, ", ")+", or leave type out for every type.")
+	}
+	if p.cfg.Index == nil {
+		return siteSearch{}, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "search is not available on this server", Hint: "Use list_services or read_page instead."}
+	}
+	page, err := p.cfg.Index.Search(ctx, search.Query{Q: q, Limit: limit, Cursor: cursor, Type: typ})
+	if err != nil {
+		return siteSearch{}, err
+	}
+	out := siteSearch{Query: q, Results: []siteResult{}}
+	for _, r := range page.Results {
+		out.Results = append(out.Results, siteResult{Title: r.Title, Summary: r.Summary, URL: p.abs(r.URL),
+			MarkdownURL: p.abs(r.MarkdownURL), Type: r.Type, UpdatedAt: date(r.Updated), Highlight: r.Highlight})
+	}
+	if page.NextCursor != "" {
+		out.NextCursor = &page.NextCursor
+	}
+	return out, nil
+}
+
+// plainHighlight is a highlight as plain text, the matched words in **…**.
+func plainHighlight(h string) string {
+	h = strings.NewReplacer("<mark>", "**", "</mark>", "**").Replace(h)
+	return html.UnescapeString(h)
+}
+
+// --- read_page ---
+
+// pageContent is a page's Markdown with its metadata.
+type pageContent struct {
+	URL         string  `json:"url" jsonschema:"URL of the page."`
+	MarkdownURL string  `json:"markdownUrl" jsonschema:"URL of the page's Markdown."`
+	Title       string  `json:"title" jsonschema:"The page's title."`
+	Summary     string  `json:"summary" jsonschema:"The page's one-sentence summary (empty for some index pages)."`
+	Type        string  `json:"type" jsonschema:"The page type: service, industry, location, blog, page, docs, or index for a section's list of pages."`
+	UpdatedAt   *string `json:"updatedAt" jsonschema:"The day the page was last updated (YYYY-MM-DD), or null."`
+	Markdown    string  `json:"markdown" jsonschema:"The page as Markdown: its title, summary and body, the same text as the page's .md URL."`
+}
+
+func (p *public) readPage() server.ServerTool {
+	opts := append(readOnly("Read a page"),
+		mcpgo.WithString("url", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxLocatorBytes),
+			mcpgo.Description("The page to read: an absolute URL of this site (e.g. "+p.base+"/services/live-answering, as search_site and list_services return) or a path (e.g. /docs/errors). A .md suffix, a query and a #fragment are ignored. Section indexes (/, /services, /industries, /locations, /blog, /docs) list their pages.")),
+		outputSchema[pageContent]())
+	tool := toolDef("read_page",
+		"Read one page of the site or its documentation as Markdown: the full text of a service, industry, location, blog post, page or docs page, or the list of pages of a section. "+
+			"Use it after search_site or list_services to read a page in full. Only this site's pages can be read.", opts...)
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		out, err := p.page(req)
+		if err != nil {
+			return p.fail(ctx, "read_page", err), nil
+		}
+		return mcpgo.NewToolResultStructured(out, out.Markdown), nil
+	}}
+}
+
+func (p *public) page(req mcpgo.CallToolRequest) (pageContent, error) {
+	a, err := readArgs(req, "url")
+	if err != nil {
+		return pageContent{}, err
+	}
+	v, err := a.str("url", maxLocatorBytes)
+	if err != nil {
+		return pageContent{}, err
+	}
+	if v == "" {
+		return pageContent{}, invalidArg("url", "is required", "Pass the page's URL (e.g. "+p.base+"/docs/errors) or its path (e.g. /docs/errors).")
+	}
+	path, err := locate("url", v, p.base)
+	if err != nil {
+		return pageContent{}, err
+	}
+	pc, ok := renderPage(p.cfg.Site, path, p.base)
+	if !ok {
+		return pageContent{}, notFound(fmt.Sprintf("no page at %s", path),
+			"Find the page with search_site (or list_services), then pass one of the URLs it returns.")
+	}
+	return pc, nil
+}
+
+// sectionTitles names the index pages of the sections (as the site does).
+var sectionTitles = map[string]string{
+	"services": "Services", "industries": "Industries", "locations": "Locations", "blog": "Blog", "docs": "Documentation",
+}
+
+// renderPage is the Markdown of the page at a URL path, as the site serves it at path.md:
+// a content page, a section index, or the home page.
+func renderPage(site *content.Site, path, base string) (pageContent, bool) {
+	if pg, ok := site.Page(path); ok {
+		return pageContent{URL: base + pg.Path, MarkdownURL: base + pg.MarkdownPath(), Title: pg.Title, Summary: pg.Summary,
+			Type: pg.Type, UpdatedAt: date(pg.Updated), Markdown: pageMarkdown(pg.Title, pg.Summary, pg.Markdown)}, true
+	}
+	section := strings.TrimPrefix(path, "/")
+	title, isSection := sectionTitles[section]
+	summary := ""
+	mdPath := path + ".md"
+	if path == "/" {
+		title, isSection, section, summary, mdPath = site.Company.Name, true, "", site.Company.Description, "/index.md"
+	}
+	if !isSection {
+		return pageContent{}, false
+	}
+	var children []*content.Page
+	for _, pg := range site.Pages {
+		if (section == "" && pg.Section == "" && pg.Path != "/") || (section != "" && pg.Section == section) {
+			children = append(children, pg)
+		}
+	}
+	if path == "/" {
+		for _, svc := range site.Services {
+			children = append(children, svc.Page)
+		}
+	}
+	var b strings.Builder
+	for _, c := range children {
+		fmt.Fprintf(&b, "- [%s](%s): %s\n", c.Title, c.MarkdownPath(), c.Summary)
+	}
+	return pageContent{URL: base + path, MarkdownURL: base + mdPath, Title: title, Summary: summary, Type: "index",
+		Markdown: pageMarkdown(title, summary, b.String())}, true
+}
+
+// pageMarkdown is a page as Markdown: its title and summary, then its body.
+func pageMarkdown(title, summary, body string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	if summary != "" {
+		fmt.Fprintf(&b, "> %s\n\n", summary)
+	}
+	b.WriteString(body)
+	return b.String()
+}
