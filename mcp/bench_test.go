@@ -1,9 +1,15 @@
 package mcp
 
 import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/answerdesk/answerdesk/rest"
 )
 
 // BenchmarkToolsCall measures tools/call over Streamable HTTP (the mcp-go client, the
@@ -23,6 +29,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		{"get_company_info", "get_company_info", nil},
 		{"search_site", "search_site", map[string]any{"query": "after hours answering", "limit": 10}},
 	} {
+
 		b.Run(bc.name, func(b *testing.B) {
 			if res := call(b, c, bc.tool, bc.args); res.IsError {
 				b.Fatalf("tool error: %s", text(res))
@@ -56,4 +63,44 @@ func reportLatency(b *testing.B, lat []time.Duration, elapsed time.Duration) {
 	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "calls/s")
 	b.ReportMetric(pct(0.50), "p50_ms")
 	b.ReportMetric(pct(0.99), "p99_ms")
+}
+
+// BenchmarkREST makes the same reads as BenchmarkToolsCall over the public REST API, on the
+// same content and index, one request at a time over a kept-alive loopback connection, so
+// the two can be compared in one run: go test -bench . ./mcp/
+func BenchmarkREST(b *testing.B) {
+	s := serve(b, "public", nil)
+	srv := &rest.Server{Site: s.cfg.Site, Search: s.cfg.Index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ts := httptest.NewServer(nil)
+	defer ts.Close()
+	srv.BaseURL = ts.URL
+	ts.Config.Handler = srv.Handler()
+	client := ts.Client()
+	for _, bc := range []struct{ name, path string }{
+		{"company", "/api/v1/company"},
+		{"search", "/api/v1/search?q=after+hours+answering&limit=10"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			get := func() {
+				resp, err := client.Get(ts.URL + bc.path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("%s: %d", bc.path, resp.StatusCode)
+				}
+			}
+			get()
+			var lat []time.Duration
+			start := time.Now()
+			for b.Loop() {
+				t0 := time.Now()
+				get()
+				lat = append(lat, time.Since(t0))
+			}
+			reportLatency(b, lat, time.Since(start))
+		})
+	}
 }
