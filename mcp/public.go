@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/public"
 	"github.com/answerdesk/answerdesk/search"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -31,7 +33,7 @@ func NewPublicServer(cfg Config) *server.MCPServer {
 		panic("mcp: NewPublicServer needs Config.Site")
 	}
 	s := newServer("answerdesk-public", "answerdesk public", cfg, publicInstructions)
-	p := &public{cfg: cfg, base: cfg.base()}
+	p := &publicTools{cfg: cfg, base: cfg.base()}
 	s.AddTools(
 		p.getCompanyInfo(),
 		p.listServices(),
@@ -42,71 +44,30 @@ func NewPublicServer(cfg Config) *server.MCPServer {
 	return s
 }
 
-type public struct {
+type publicTools struct {
 	cfg  Config
 	base string
 }
 
-func (p *public) abs(path string) string { return p.base + path }
+func (p *publicTools) abs(path string) string { return p.base + path }
 
 // fail turns an error into a tool error.
-func (p *public) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
+func (p *publicTools) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
 	return toolError(ctx, p.cfg.logger(), tool, err)
 }
 
 // --- get_company_info ---
 
-type address struct {
-	Street     string `json:"street" jsonschema:"Street address."`
-	City       string `json:"city" jsonschema:"City."`
-	Region     string `json:"region" jsonschema:"State or region."`
-	PostalCode string `json:"postalCode" jsonschema:"Postal code."`
-	Country    string `json:"country" jsonschema:"Country."`
-}
-
-type socialProfile struct {
-	Network string `json:"network" jsonschema:"The social network, e.g. linkedin."`
-	URL     string `json:"url" jsonschema:"The profile's URL."`
-}
-
-type companyLinks struct {
-	Services string `json:"services" jsonschema:"URL of the services page."`
-	Pricing  string `json:"pricing" jsonschema:"URL of the pricing page."`
-	Contact  string `json:"contact" jsonschema:"URL of the contact page."`
-	Docs     string `json:"docs" jsonschema:"URL of the documentation."`
-}
-
-// companyInfo is the company profile: the data of GET /api/v1/company.
-type companyInfo struct {
-	Name           string          `json:"name" jsonschema:"The company's name."`
-	Description    string          `json:"description" jsonschema:"What the company does."`
-	Phone          string          `json:"phone" jsonschema:"Phone number."`
-	Email          string          `json:"email" jsonschema:"Email address."`
-	MailingAddress address         `json:"mailingAddress" jsonschema:"Mailing address."`
-	ServiceArea    []string        `json:"serviceArea" jsonschema:"Regions served; empty when none is published."`
-	SocialProfiles []socialProfile `json:"socialProfiles" jsonschema:"Social network profiles; empty when none is published."`
-	Links          companyLinks    `json:"links" jsonschema:"Absolute URLs of the key pages of the site."`
-}
-
-func (p *public) getCompanyInfo() server.ServerTool {
+func (p *publicTools) getCompanyInfo() server.ServerTool {
 	tool := toolDef("get_company_info",
 		"Get the company's profile: name, description, phone, email, mailing address, service area, social profiles and links to the services, pricing, contact and documentation pages. "+
 			"Use it to answer who the company is or how to reach it. Takes no arguments.",
-		append(readOnly("Company profile"), outputSchema[companyInfo]())...)
+		append(readOnly("Company profile"), outputSchema[public.Company]())...)
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		if _, err := readArgs(req); err != nil {
 			return p.fail(ctx, "get_company_info", err), nil
 		}
-		c := p.cfg.Site.Company
-		out := companyInfo{Name: c.Name, Description: c.Description, Phone: c.Phone, Email: c.Email,
-			MailingAddress: address(c.MailingAddress), ServiceArea: c.ServiceArea, SocialProfiles: []socialProfile{},
-			Links: companyLinks{Services: p.abs("/services"), Pricing: p.abs("/pricing"), Contact: p.abs("/contact"), Docs: p.abs("/docs")}}
-		if out.ServiceArea == nil {
-			out.ServiceArea = []string{}
-		}
-		for _, sp := range c.SocialProfiles {
-			out.SocialProfiles = append(out.SocialProfiles, socialProfile(sp))
-		}
+		out := public.CompanyOf(p.cfg.Site, p.base)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s\n%s\n\nPhone: %s\nEmail: %s\n", out.Name, out.Description, out.Phone, out.Email)
 		a := out.MailingAddress
@@ -124,32 +85,18 @@ func (p *public) getCompanyInfo() server.ServerTool {
 
 // --- list_services ---
 
-type serviceInfo struct {
-	Slug        string `json:"slug" jsonschema:"The service's identifier: get_pricing's service argument."`
-	Name        string `json:"name" jsonschema:"The service's name."`
-	Description string `json:"description" jsonschema:"A one-sentence summary of the service."`
-	URL         string `json:"url" jsonschema:"URL of the service's page."`
-	MarkdownURL string `json:"markdownUrl" jsonschema:"URL of the page's Markdown (read it with read_page)."`
-}
-
-type serviceList struct {
-	Services []serviceInfo `json:"services" jsonschema:"Every service, in the site's order."`
-}
-
-func (p *public) listServices() server.ServerTool {
+func (p *publicTools) listServices() server.ServerTool {
 	tool := toolDef("list_services",
 		"List every service the company offers, in the site's order, with its slug, name, one-sentence description and page URLs. "+
 			"Use it to see what the company sells, and to get the slug get_pricing takes. Takes no arguments.",
-		append(readOnly("Services"), outputSchema[serviceList]())...)
+		append(readOnly("Services"), outputSchema[public.Services]())...)
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		if _, err := readArgs(req); err != nil {
 			return p.fail(ctx, "list_services", err), nil
 		}
-		out := serviceList{Services: []serviceInfo{}}
+		out := public.ServicesOf(p.cfg.Site, p.base)
 		var b strings.Builder
-		for _, s := range p.cfg.Site.Services {
-			si := serviceInfo{Slug: s.Slug, Name: s.Title, Description: s.Summary, URL: p.abs(s.Path), MarkdownURL: p.abs(s.MarkdownPath())}
-			out.Services = append(out.Services, si)
+		for _, si := range out.Services {
 			fmt.Fprintf(&b, "- %s (slug %s): %s %s\n", si.Name, si.Slug, si.Description, si.URL)
 		}
 		if len(out.Services) == 0 {
@@ -161,36 +108,13 @@ func (p *public) listServices() server.ServerTool {
 
 // --- get_pricing ---
 
-type plan struct {
-	Name            string   `json:"name" jsonschema:"The plan's name."`
-	Price           float64  `json:"price" jsonschema:"Price per month in USD; with annual billing, the monthly price when billed annually."`
-	MinutesIncluded *int     `json:"minutesIncluded,omitempty" jsonschema:"Minutes included per month (call services only)."`
-	ChatsIncluded   *int     `json:"chatsIncluded,omitempty" jsonschema:"Chats included per month (chat services only)."`
-	OverageRate     float64  `json:"overageRate" jsonschema:"Price in USD of each minute or chat beyond those included."`
-	Features        []string `json:"features" jsonschema:"What the plan includes."`
-}
-
-type servicePlans struct {
-	Service string `json:"service" jsonschema:"The service's slug."`
-	Plans   []plan `json:"plans" jsonschema:"The service's plans for this billing cycle."`
-}
-
-// pricing is the data of GET /api/v1/pricing.
-type pricing struct {
-	BillingCycle string         `json:"billingCycle" jsonschema:"monthly or annual."`
-	Currency     string         `json:"currency" jsonschema:"Always USD."`
-	Services     []servicePlans `json:"services" jsonschema:"Plans per service."`
-}
-
-var billingCycles = []string{"monthly", "annual"}
-
-func (p *public) getPricing() server.ServerTool {
+func (p *publicTools) getPricing() server.ServerTool {
 	opts := append(readOnly("Pricing plans"),
-		mcpgo.WithString("billing_cycle", mcpgo.Enum(billingCycles...), mcpgo.DefaultString("monthly"),
+		mcpgo.WithString("billing_cycle", mcpgo.Enum(public.BillingCycles...), mcpgo.DefaultString("monthly"),
 			mcpgo.Description("Billing cycle of the prices: monthly (default) or annual (the monthly price when billed yearly).")),
 		mcpgo.WithString("service", mcpgo.MaxLength(100),
 			mcpgo.Description("A service slug from list_services, e.g. live-answering, to get only that service's plans. Leave it out for every service.")),
-		outputSchema[pricing]())
+		outputSchema[public.Pricing]())
 	tool := toolDef("get_pricing",
 		"Get the pricing plans of every service, or of one service, for monthly or annual billing: each plan's monthly price in USD, the minutes or chats included, the overage rate per extra minute or chat, and its features. "+
 			"Use it to answer what a service costs or to compare plans.", opts...)
@@ -227,50 +151,32 @@ func (p *public) getPricing() server.ServerTool {
 	}}
 }
 
-func (p *public) pricing(req mcpgo.CallToolRequest) (pricing, error) {
+func (p *publicTools) pricing(req mcpgo.CallToolRequest) (public.Pricing, error) {
 	a, err := readArgs(req, "billing_cycle", "service")
 	if err != nil {
-		return pricing{}, err
+		return public.Pricing{}, err
 	}
 	cycle, err := a.str("billing_cycle", 20)
 	if err != nil {
-		return pricing{}, err
-	}
-	if cycle == "" {
-		cycle = "monthly"
-	}
-	cycle = strings.ToLower(cycle)
-	if !slices.Contains(billingCycles, cycle) {
-		return pricing{}, invalidArg("billing_cycle", fmt.Sprintf("%q is not a billing cycle", cycle), "Pass monthly or annual, or leave it out for monthly.")
+		return public.Pricing{}, err
 	}
 	slug, err := a.str("service", 100)
 	if err != nil {
-		return pricing{}, err
+		return public.Pricing{}, err
 	}
-	slug = strings.ToLower(slug)
-	out := pricing{BillingCycle: cycle, Currency: "USD", Services: []servicePlans{}}
-	var slugs []string
-	for _, s := range p.cfg.Site.Services {
-		slugs = append(slugs, s.Slug)
-		if slug != "" && s.Slug != slug {
-			continue
+	out, err := public.PricingOf(p.cfg.Site, strings.ToLower(cycle), strings.ToLower(slug))
+	switch {
+	case errors.Is(err, public.ErrBillingCycle):
+		return out, invalidArg("billing_cycle", fmt.Sprintf("%q is not a billing cycle", cycle), "Pass monthly or annual, or leave it out for monthly.")
+	case errors.Is(err, public.ErrUnknownService):
+		var slugs []string
+		for _, s := range p.cfg.Site.Services {
+			slugs = append(slugs, s.Slug)
 		}
-		sp := servicePlans{Service: s.Slug, Plans: []plan{}}
-		for _, pl := range s.Plans[cycle] {
-			features := pl.Features
-			if features == nil {
-				features = []string{}
-			}
-			sp.Plans = append(sp.Plans, plan{Name: pl.Name, Price: pl.Price, MinutesIncluded: pl.MinutesIncluded,
-				ChatsIncluded: pl.ChatsIncluded, OverageRate: pl.OverageRate, Features: features})
-		}
-		out.Services = append(out.Services, sp)
-	}
-	if slug != "" && len(out.Services) == 0 {
-		return pricing{}, invalidArg("service", fmt.Sprintf("there is no service %q", slug),
+		return out, invalidArg("service", fmt.Sprintf("there is no service %q", slug),
 			"Pass one of the slugs list_services returns ("+strings.Join(slugs, ", ")+"), or leave service out for every service.")
 	}
-	return out, nil
+	return out, err
 }
 
 func money(v float64) string {
@@ -280,24 +186,7 @@ func money(v float64) string {
 
 // --- search_site ---
 
-type siteResult struct {
-	Title       string  `json:"title" jsonschema:"The page's title."`
-	Summary     string  `json:"summary" jsonschema:"The page's one-sentence summary."`
-	URL         string  `json:"url" jsonschema:"URL of the page (pass it to read_page for the full text)."`
-	MarkdownURL string  `json:"markdownUrl" jsonschema:"URL of the page's Markdown."`
-	Type        string  `json:"type" jsonschema:"The page type: service, industry, location, blog, page or docs."`
-	UpdatedAt   *string `json:"updatedAt" jsonschema:"The day the page was last updated (YYYY-MM-DD), or null."`
-	Highlight   string  `json:"highlight" jsonschema:"A snippet of the page with the matched words in <mark>…</mark>; the rest is HTML-escaped."`
-}
-
-// siteSearch is the data of GET /api/v1/search.
-type siteSearch struct {
-	Query      string       `json:"query" jsonschema:"The words searched for."`
-	Results    []siteResult `json:"results" jsonschema:"Matching pages, best first."`
-	NextCursor *string      `json:"nextCursor" jsonschema:"Pass as cursor (with the same query, type and limit) for the next page; null on the last page."`
-}
-
-func (p *public) searchSite() server.ServerTool {
+func (p *publicTools) searchSite() server.ServerTool {
 	opts := append(readOnly("Search the site"),
 		mcpgo.WithString("query", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxQueryLength),
 			mcpgo.Description("The words to search for, e.g. \"after hours answering\". Every word must match (one typo per word of 4+ letters is tolerated; the last word also matches as a prefix). At most 200 characters.")),
@@ -307,7 +196,7 @@ func (p *public) searchSite() server.ServerTool {
 			mcpgo.Description("The nextCursor of the previous result, to get the next page. Use it with the same query, type and limit; leave it out for the first page.")),
 		mcpgo.WithString("type", mcpgo.Enum(content.Types...),
 			mcpgo.Description("Only pages of this type: service, industry, location, blog, page or docs. Leave it out for every type.")),
-		outputSchema[siteSearch]())
+		outputSchema[public.Search]())
 	tool := toolDef("search_site",
 		"Search every page of the site and its documentation (services, industries, locations, blog posts, pages, docs) by words. "+
 			"Returns matching pages, best first (title matches rank first), each with its title, summary, URL, type, last update and a highlighted snippet, and nextCursor for the next page. "+
@@ -331,50 +220,43 @@ func (p *public) searchSite() server.ServerTool {
 	}}
 }
 
-func (p *public) search(ctx context.Context, req mcpgo.CallToolRequest) (siteSearch, error) {
+func (p *publicTools) search(ctx context.Context, req mcpgo.CallToolRequest) (public.Search, error) {
 	a, err := readArgs(req, "query", "limit", "cursor", "type")
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
 	q, err := a.str("query", maxQueryLength)
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
 	if q == "" {
-		return siteSearch{}, invalidArg("query", "is required", "Pass the words to search for, e.g. {\"query\": \"after hours\"}.")
+		return public.Search{}, invalidArg("query", "is required", "Pass the words to search for, e.g. {\"query\": \"after hours\"}.")
 	}
 	limit, err := a.integer("limit", 1, search.MaxLimit, search.DefaultLimit)
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
 	cursor, err := a.str("cursor", 1024)
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
 	typ, err := a.str("type", 20)
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
 	typ = strings.ToLower(typ)
 	if typ != "" && !slices.Contains(content.Types, typ) {
-		return siteSearch{}, invalidArg("type", fmt.Sprintf("%q is not a page type", typ),
+		return public.Search{}, invalidArg("type", fmt.Sprintf("%q is not a page type", typ),
 			"Pass one of "+strings.Join(content.Types, ", ")+", or leave type out for every type.")
 	}
 	if p.cfg.Index == nil {
-		return siteSearch{}, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "search is not available on this server", Hint: "Use list_services or read_page instead."}
+		return public.Search{}, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "search is not available on this server", Hint: "Use list_services or read_page instead."}
 	}
 	page, err := p.cfg.Index.Search(ctx, search.Query{Q: q, Limit: limit, Cursor: cursor, Type: typ})
 	if err != nil {
-		return siteSearch{}, err
+		return public.Search{}, err
 	}
-	out := siteSearch{Query: q, Results: []siteResult{}}
-	for _, r := range page.Results {
-		out.Results = append(out.Results, siteResult{Title: r.Title, Summary: r.Summary, URL: p.abs(r.URL),
-			MarkdownURL: p.abs(r.MarkdownURL), Type: r.Type, UpdatedAt: date(r.Updated), Highlight: r.Highlight})
-	}
-	if page.NextCursor != "" {
-		out.NextCursor = &page.NextCursor
-	}
+	out := public.SearchOf(q, page, p.base)
 	return out, nil
 }
 
@@ -397,7 +279,7 @@ type pageContent struct {
 	Markdown    string  `json:"markdown" jsonschema:"The page as Markdown: its title, summary and body, the same text as the page's .md URL."`
 }
 
-func (p *public) readPage() server.ServerTool {
+func (p *publicTools) readPage() server.ServerTool {
 	opts := append(readOnly("Read a page"),
 		mcpgo.WithString("url", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxLocatorBytes),
 			mcpgo.Description("The page to read: an absolute URL of this site (e.g. "+p.base+"/services/live-answering, as search_site and list_services return) or a path (e.g. /docs/errors). A .md suffix, a query and a #fragment are ignored. Section indexes (/, /services, /industries, /locations, /blog, /docs) list their pages.")),
@@ -414,7 +296,7 @@ func (p *public) readPage() server.ServerTool {
 	}}
 }
 
-func (p *public) page(req mcpgo.CallToolRequest) (pageContent, error) {
+func (p *publicTools) page(req mcpgo.CallToolRequest) (pageContent, error) {
 	a, err := readArgs(req, "url")
 	if err != nil {
 		return pageContent{}, err

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"github.com/answerdesk/answerdesk/public"
 	"maps"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ func TestPublicServer(t *testing.T) {
 		if !slices.Equal(keys, want) {
 			t.Errorf("keys %v, want %v (GET /api/v1/company)", keys, want)
 		}
-		var out companyInfo
+		var out public.Company
 		structured(t, res, &out)
 		if out.Name != site.Company.Name || out.Phone != site.Company.Phone || out.MailingAddress.City != site.Company.MailingAddress.City {
 			t.Errorf("company %+v", out)
@@ -65,7 +66,7 @@ func TestPublicServer(t *testing.T) {
 	})
 
 	t.Run("list_services", func(t *testing.T) {
-		var out serviceList
+		var out public.Services
 		structured(t, call(t, c, "list_services", nil), &out)
 		if len(out.Services) != len(site.Services) || len(out.Services) == 0 {
 			t.Fatalf("%d services, want %d", len(out.Services), len(site.Services))
@@ -78,7 +79,7 @@ func TestPublicServer(t *testing.T) {
 	})
 
 	t.Run("get_pricing_defaults_to_monthly", func(t *testing.T) {
-		var out pricing
+		var out public.Pricing
 		structured(t, call(t, c, "get_pricing", nil), &out)
 		if out.BillingCycle != "monthly" || out.Currency != "USD" || len(out.Services) != len(site.Services) {
 			t.Fatalf("%+v", out)
@@ -91,7 +92,7 @@ func TestPublicServer(t *testing.T) {
 
 	t.Run("get_pricing_annual_for_one_service", func(t *testing.T) {
 		slug := site.Services[len(site.Services)-1].Slug
-		var out pricing
+		var out public.Pricing
 		structured(t, call(t, c, "get_pricing", map[string]any{"billing_cycle": "annual", "service": slug}), &out)
 		if out.BillingCycle != "annual" || len(out.Services) != 1 || out.Services[0].Service != slug {
 			t.Errorf("%+v", out)
@@ -106,7 +107,7 @@ func TestPublicServer(t *testing.T) {
 	})
 
 	t.Run("search_site_pages_with_cursors", func(t *testing.T) {
-		var p1 siteSearch
+		var p1 public.Search
 		structured(t, call(t, c, "search_site", map[string]any{"query": "answering", "limit": 2}), &p1)
 		if len(p1.Results) != 2 || p1.NextCursor == nil {
 			t.Fatalf("page 1: %+v", p1)
@@ -116,7 +117,7 @@ func TestPublicServer(t *testing.T) {
 				t.Errorf("result %+v", r)
 			}
 		}
-		var p2 siteSearch
+		var p2 public.Search
 		structured(t, call(t, c, "search_site", map[string]any{"query": "answering", "limit": 2, "cursor": *p1.NextCursor}), &p2)
 		if len(p2.Results) == 0 || p2.Results[0].URL == p1.Results[0].URL || p2.Results[0].URL == p1.Results[1].URL {
 			t.Errorf("page 2 %+v repeats page 1 %+v", p2.Results, p1.Results)
@@ -124,7 +125,7 @@ func TestPublicServer(t *testing.T) {
 	})
 
 	t.Run("search_site_type_filter", func(t *testing.T) {
-		var out siteSearch
+		var out public.Search
 		structured(t, call(t, c, "search_site", map[string]any{"query": "rate limit", "type": "docs", "limit": "5"}), &out)
 		if len(out.Results) == 0 {
 			t.Fatal("no docs result for rate limit")
@@ -138,7 +139,7 @@ func TestPublicServer(t *testing.T) {
 
 	t.Run("search_site_no_match_is_an_empty_list", func(t *testing.T) {
 		res := call(t, c, "search_site", map[string]any{"query": "zzqxv"})
-		var out siteSearch
+		var out public.Search
 		structured(t, res, &out)
 		if len(out.Results) != 0 || out.NextCursor != nil || !strings.Contains(text(res), "No page matches") {
 			t.Errorf("%+v %s", out, text(res))
@@ -214,7 +215,7 @@ func TestPublicServerLegacyProtocol(t *testing.T) {
 	if c.GetSessionId() == "" {
 		t.Error("no session id")
 	}
-	var out serviceList
+	var out public.Services
 	structured(t, call(t, c, "list_services", nil), &out)
 	if len(out.Services) == 0 {
 		t.Error("no services")

@@ -23,6 +23,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
+	"github.com/answerdesk/answerdesk/public"
 	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
@@ -280,13 +281,13 @@ func TestOpenAPIV1SchemasMatchTypes(t *testing.T) {
 	doc := loadOpenAPIV1(t)
 	schemas := oaObj(oaObj(doc, "components"), "schemas")
 	for name, typ := range map[string]reflect.Type{
-		"Company":              reflect.TypeFor[publicCompany](),
-		"MailingAddress":       reflect.TypeFor[publicAddress](),
-		"SocialProfile":        reflect.TypeFor[publicSocial](),
-		"Service":              reflect.TypeFor[publicService](),
-		"Plan":                 reflect.TypeFor[publicPlan](),
-		"ServicePlans":         reflect.TypeFor[publicServicePlans](),
-		"SearchResult":         reflect.TypeFor[publicResult](),
+		"Company":              reflect.TypeFor[public.Company](),
+		"MailingAddress":       reflect.TypeFor[public.Address](),
+		"SocialProfile":        reflect.TypeFor[public.SocialProfile](),
+		"Service":              reflect.TypeFor[public.Service](),
+		"Plan":                 reflect.TypeFor[public.Plan](),
+		"ServicePlans":         reflect.TypeFor[public.ServicePlans](),
+		"SearchResult":         reflect.TypeFor[public.Result](),
 		"Error":                reflect.TypeFor[ErrorObject](),
 		"FieldError":           reflect.TypeFor[answerdesk.FieldError](),
 		"BatchOperation":       reflect.TypeFor[answerdesk.BatchRequest](),
@@ -360,12 +361,12 @@ func TestOpenAPIV1SchemasMatchTypes(t *testing.T) {
 	}
 	if p := param("/pricing", "billingCycle"); p != nil {
 		s := oaObj(p, "schema")
-		if got := strs(s["enum"]); !slices.Equal(got, billingCycles) || s["default"] != "monthly" || p["required"] == true {
-			t.Errorf("billingCycle schema %v, want optional, enum %v, default monthly", s, billingCycles)
+		if got := strs(s["enum"]); !slices.Equal(got, public.BillingCycles) || s["default"] != "monthly" || p["required"] == true {
+			t.Errorf("billingCycle schema %v, want optional, enum %v, default monthly", s, public.BillingCycles)
 		}
 	}
-	if got := strs(oaObj(oaSchemaProps(doc, "Pricing"), "billingCycle")["enum"]); !slices.Equal(got, billingCycles) {
-		t.Errorf("Pricing.billingCycle enum %v, want %v", got, billingCycles)
+	if got := strs(oaObj(oaSchemaProps(doc, "Pricing"), "billingCycle")["enum"]); !slices.Equal(got, public.BillingCycles) {
+		t.Errorf("Pricing.billingCycle enum %v, want %v", got, public.BillingCycles)
 	}
 	if p := param("/search", "q"); p != nil && (p["required"] != true || oaObj(p, "schema")["maxLength"] != 200.0) {
 		t.Errorf("search q %v: want required, maxLength 200", p)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/public"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/go-chi/chi/v5"
 )
@@ -244,85 +245,19 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 
 func (a *publicAPI) abs(path string) string { return a.s.BaseURL + path }
 
-type publicAddress struct {
-	Street     string `json:"street"`
-	City       string `json:"city"`
-	Region     string `json:"region"`
-	PostalCode string `json:"postalCode"`
-	Country    string `json:"country"`
-}
-
-type publicSocial struct {
-	Network string `json:"network"`
-	URL     string `json:"url"`
-}
-
-type publicCompany struct {
-	Name           string            `json:"name"`
-	Description    string            `json:"description"`
-	Phone          string            `json:"phone"`
-	Email          string            `json:"email"`
-	MailingAddress publicAddress     `json:"mailingAddress"`
-	ServiceArea    []string          `json:"serviceArea"`
-	SocialProfiles []publicSocial    `json:"socialProfiles"`
-	Links          map[string]string `json:"links"`
-}
-
 func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r) {
 		return
 	}
-	c := a.site.Company
-	out := publicCompany{Name: c.Name, Description: c.Description, Phone: c.Phone, Email: c.Email,
-		MailingAddress: publicAddress(c.MailingAddress), ServiceArea: c.ServiceArea, SocialProfiles: []publicSocial{},
-		Links: map[string]string{"services": a.abs("/services"), "pricing": a.abs("/pricing"), "contact": a.abs("/contact"), "docs": a.abs("/docs")}}
-	if out.ServiceArea == nil {
-		out.ServiceArea = []string{}
-	}
-	for _, p := range c.SocialProfiles {
-		out.SocialProfiles = append(out.SocialProfiles, publicSocial(p))
-	}
-	a.write(w, r, out)
-}
-
-type publicService struct {
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	URL         string `json:"url"`
-	MarkdownURL string `json:"markdownUrl"`
+	a.write(w, r, public.CompanyOf(a.site, a.s.BaseURL))
 }
 
 func (a *publicAPI) services(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r) {
 		return
 	}
-	out := struct {
-		Services []publicService `json:"services"`
-	}{Services: []publicService{}}
-	for _, s := range a.site.Services {
-		out.Services = append(out.Services, publicService{Slug: s.Slug, Name: s.Title, Description: s.Summary,
-			URL: a.abs(s.Path), MarkdownURL: a.abs(s.MarkdownPath())})
-	}
-	a.write(w, r, out)
+	a.write(w, r, public.ServicesOf(a.site, a.s.BaseURL))
 }
-
-type publicPlan struct {
-	Name            string   `json:"name"`
-	Price           float64  `json:"price"`
-	MinutesIncluded *int     `json:"minutesIncluded,omitempty"`
-	ChatsIncluded   *int     `json:"chatsIncluded,omitempty"`
-	OverageRate     float64  `json:"overageRate"`
-	Features        []string `json:"features"`
-}
-
-type publicServicePlans struct {
-	Service string       `json:"service"`
-	Plans   []publicPlan `json:"plans"`
-}
-
-// billingCycles are the values of billingCycle.
-var billingCycles = []string{"monthly", "annual"}
 
 func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r, "billingCycle", "service") {
@@ -330,49 +265,20 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	cycle := q.Get("billingCycle")
-	if _, given := q["billingCycle"]; !given {
-		cycle = "monthly"
+	if q.Has("billingCycle") && cycle == "" {
+		cycle = "-" // given empty: not the default
 	}
-	if !slices.Contains(billingCycles, cycle) {
+	p, err := public.PricingOf(a.site, cycle, q.Get("service"))
+	switch {
+	case errors.Is(err, public.ErrBillingCycle):
 		a.badParam(w, "billingCycle", "must be monthly or annual")
-		return
+	case errors.Is(err, public.ErrUnknownService):
+		a.badParam(w, "service", fmt.Sprintf("no service %q; see /api/v1/services", q.Get("service")))
+	case q.Has("service") && q.Get("service") == "":
+		a.badParam(w, "service", "must be a service slug; see /api/v1/services")
+	default:
+		a.write(w, r, p)
 	}
-	slug, filtered := q.Get("service"), q.Has("service")
-	out := struct {
-		BillingCycle string               `json:"billingCycle"`
-		Currency     string               `json:"currency"`
-		Services     []publicServicePlans `json:"services"`
-	}{BillingCycle: cycle, Currency: "USD", Services: []publicServicePlans{}}
-	for _, s := range a.site.Services {
-		if filtered && s.Slug != slug {
-			continue
-		}
-		sp := publicServicePlans{Service: s.Slug, Plans: []publicPlan{}}
-		for _, p := range s.Plans[cycle] {
-			features := p.Features
-			if features == nil {
-				features = []string{}
-			}
-			sp.Plans = append(sp.Plans, publicPlan{Name: p.Name, Price: p.Price, MinutesIncluded: p.MinutesIncluded,
-				ChatsIncluded: p.ChatsIncluded, OverageRate: p.OverageRate, Features: features})
-		}
-		out.Services = append(out.Services, sp)
-	}
-	if filtered && len(out.Services) == 0 {
-		a.badParam(w, "service", fmt.Sprintf("no service %q; see /api/v1/services", slug))
-		return
-	}
-	a.write(w, r, out)
-}
-
-type publicResult struct {
-	Title       string  `json:"title"`
-	Summary     string  `json:"summary"`
-	URL         string  `json:"url"`
-	MarkdownURL string  `json:"markdownUrl"`
-	Type        string  `json:"type"`
-	UpdatedAt   *string `json:"updatedAt"` // YYYY-MM-DD, null for a page without a date
-	Highlight   string  `json:"highlight"`
 }
 
 // maxQueryLength bounds the search words; longer text is not a search.
@@ -414,22 +320,6 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 		a.s.Error(w, r, err)
 		return
 	}
-	out := struct {
-		Query      string         `json:"query"`
-		Results    []publicResult `json:"results"`
-		NextCursor *string        `json:"nextCursor"`
-	}{Query: text, Results: []publicResult{}}
-	for _, res := range page.Results {
-		pr := publicResult{Title: res.Title, Summary: res.Summary, URL: a.abs(res.URL), MarkdownURL: a.abs(res.MarkdownURL),
-			Type: res.Type, Highlight: res.Highlight}
-		if !res.Updated.IsZero() {
-			d := res.Updated.Format("2006-01-02")
-			pr.UpdatedAt = &d
-		}
-		out.Results = append(out.Results, pr)
-	}
-	if page.NextCursor != "" {
-		out.NextCursor = &page.NextCursor
-	}
+	out := public.SearchOf(text, page, a.s.BaseURL)
 	a.write(w, r, out)
 }
