@@ -243,8 +243,6 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 	_, _ = w.Write(append(body, '\n'))
 }
 
-func (a *publicAPI) abs(path string) string { return a.s.BaseURL + path }
-
 func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r) {
 		return
