@@ -49,8 +49,6 @@ type publicTools struct {
 	base string
 }
 
-func (p *publicTools) abs(path string) string { return p.base + path }
-
 // fail turns an error into a tool error.
 func (p *publicTools) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
 	return toolError(ctx, p.cfg.logger(), tool, err)
