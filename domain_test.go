@@ -20,6 +20,8 @@ func TestParseDate(t *testing.T) {
 		{"13-01-2026", time.Time{}, false},
 		{"2026-11-22", time.Time{}, false},
 		{"1-2-2026", time.Time{}, false},
+		{"12-31-1969", time.Time{}, false},
+		{"01-01-1970", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), true},
 	}
 	for _, tc := range tests {
 		got, err := answerdesk.ParseDate(tc.in)

@@ -243,7 +243,7 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 			v.Add(prefix+".headers", fmt.Sprintf("%q is not a valid header name", name))
 		case ReservedHeader(canon):
 			v.Add(prefix+".headers", fmt.Sprintf("%s is set by the dispatcher and cannot be configured", canon))
-		case strings.ContainsAny(value, "\r\n\x00") || len(value) > 4096:
+		case strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) || len(value) > 4096:
 			v.Add(prefix+".headers", fmt.Sprintf("the value of %s must be one line of at most 4096 characters", canon))
 		default:
 			m.Headers[canon] = value

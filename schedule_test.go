@@ -161,6 +161,7 @@ func TestParseToDoCreate(t *testing.T) {
 		{"ai_missing_fields", `{"account_number":"1001","delivery_type":"ai_outbound_call","schedule":{"rule":"immediately"}}`, []string{"contact", "instructions"}},
 		{"bad_delivery_type", `{"account_number":"1001","delivery_type":"fax","schedule":{"rule":"immediately"}}`, []string{"delivery_type"}},
 		{"wrong_types", `{"account_number":1001,"delivery_type":true,"name":[],"schedule":"now"}`, []string{"account_number", "delivery_type", "name", "schedule"}},
+		{"from_not_a_phone", `{"account_number":"1001","delivery_type":"sms","from":"1x5550101001","contact":"+15555550123","message_text":"x","schedule":{"rule":"immediately"}}`, []string{"from"}},
 		{"bad_phone", `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"call me","message_text":"x","schedule":{"rule":"immediately"}}`, []string{"contact"}},
 		{"bad_email", `{"account_number":"1001","delivery_type":"email","contact":"nobody","message_text":"x","from_email":"also bad","schedule":{"rule":"immediately"}}`, []string{"contact", "from_email"}},
 		{"sms_too_long", `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"` + strings.Repeat("a", answerdesk.MaxSMSLength+1) + `","schedule":{"rule":"immediately"}}`, []string{"message_text"}},
@@ -208,6 +209,15 @@ func TestParseToDoCreate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSMSFromIsNormalised(t *testing.T) {
+	for in, want := range map[string]string{"+1 555-010-1001": "5550101001", "(555) 010-1001": "5550101001", "+442071838750": "+442071838750"} {
+		got, err := answerdesk.ParseToDoCreate([]byte(`{"account_number":"1001","delivery_type":"sms","from":"` + in + `","contact":"+15555550123","message_text":"x","schedule":{"rule":"immediately"}}`))
+		if err != nil || got.From != want {
+			t.Errorf("from %q: got %q, %v; want %q", in, got.From, err, want)
+		}
 	}
 }
 

@@ -61,6 +61,11 @@ func ParseDate(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("is not a real calendar date")
 	}
+	if t.Year() < 1970 {
+		// Queries hold bounds as Unix milliseconds with 0 for "none": no date before 1970
+		// can hold a message anyway, and 12-31-1969 would otherwise read as no bound.
+		return time.Time{}, fmt.Errorf("must be 01-01-1970 or later")
+	}
 	return t, nil
 }
 

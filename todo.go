@@ -214,7 +214,12 @@ func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 			v.Add("message_text", fmt.Sprintf("must be at most %d characters for sms", MaxSMSLength))
 		}
 		if t.From != "" {
-			t.From = strings.TrimPrefix(t.From, "+1")
+			// Stored without the +1 (SERVICE.md §4.3); other country codes keep their E.164 form.
+			if p, ok := NormalizePhone(t.From); ok {
+				t.From = strings.TrimPrefix(p, "+1")
+			} else if !v.Has("from") {
+				v.Add("from", "must be a phone number, e.g. +15550101001")
+			}
 		}
 	}
 	if t.FromEmail != "" && !v.Has("from_email") && !IsEmailAddress(t.FromEmail) {

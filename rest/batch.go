@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,7 +52,7 @@ func (a *publicAPI) execute(ctx context.Context, reqs []answerdesk.BatchRequest)
 		if err != nil {
 			a.s.writeErrorObject(rec, http.StatusBadRequest, codeInvalidParam, "invalid operation: "+err.Error(), "", nil)
 		} else {
-			a.serve.ServeHTTP(rec, req)
+			a.runOp(rec, req)
 		}
 		body := bytes.TrimSpace(rec.body.Bytes())
 		if !json.Valid(body) {
@@ -60,6 +61,21 @@ func (a *publicAPI) execute(ctx context.Context, reqs []answerdesk.BatchRequest)
 		out[i] = answerdesk.BatchResponse{ID: br.ID, Status: rec.status, Body: body}
 	}
 	return out
+}
+
+// runOp serves one operation, turning a panic into a 500 for that operation: async batches
+// run outside the HTTP server's recoverer, where a panic would stop the process.
+func (a *publicAPI) runOp(rec *opResponse, req *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			a.s.Logger.Error("batch operation panic", "panic", fmt.Sprint(v), "path", req.URL.Path)
+			rec.header = http.Header{}
+			rec.body.Reset()
+			rec.status = 0
+			a.s.writeErrorObject(rec, http.StatusInternalServerError, codeInternal, "internal error", "", nil)
+		}
+	}()
+	a.serve.ServeHTTP(rec, req)
 }
 
 // ExecuteBatch runs a stored batch job's operations; the batch job runner calls it.

@@ -84,6 +84,7 @@ func TestOnCallContacts(t *testing.T) {
 		{"reserved_header_host", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"Host":"evil.example"}}`), "delivery_methods[0].headers"},
 		{"reserved_header_length", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"content-length":"5"}}`), "delivery_methods[0].headers"},
 		{"header_newline", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"X-A":"a\nb"}}`), "delivery_methods[0].headers"},
+		{"header_control_character", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"X-A":"a\u0001b"}}`), "delivery_methods[0].headers"},
 		{"bad_signing_secret", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"signing_secret":"secret"}`), "delivery_methods[0].signing_secret"},
 	}
 	for _, tc := range bad {

@@ -192,6 +192,7 @@ func TestListMessagesRejectsBadInput(t *testing.T) {
 		{"date_wrong_pattern", "?start_date=2026-11-01", "start_date"},
 		{"date_not_real", "?start_date=02-30-2026", "start_date"},
 		{"date_month_13", "?end_date=13-01-2026", "end_date"},
+		{"date_before_1970", "?end_date=12-31-1969", "end_date"},
 		{"start_after_end", "?start_date=11-02-2026&end_date=11-01-2026", "start_date"},
 		{"unknown_origin", "?origin=pigeon", "origin"},
 		{"unknown_status", "?status=lost", "status"},
