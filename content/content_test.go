@@ -97,3 +97,30 @@ func TestLeadingTitleIsNotRepeated(t *testing.T) {
 		t.Fatalf("markdown %q html %q", p.Markdown, p.HTML)
 	}
 }
+
+func TestDocument(t *testing.T) {
+	s, err := content.Load(os.DirFS("testdata/site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, title, markdown string
+		children              int
+		page                  bool
+	}{
+		{"/services/live-answering.md", "Live answering", "# Live answering\n\n> People answer your calls.\n\n## How it works", 0, true},
+		{"/docs", "Documentation", "# Documentation\n\n- [Errors](/docs/errors.md): Error codes.\n", 1, false},
+		{"/index.md", "Testco", "# Testco\n\n> A test company.\n\n", 3, false}, // company, pricing, and the service
+	}
+	for _, tc := range tests {
+		d, ok := s.Document(tc.path)
+		if !ok || d.Title != tc.title || (d.Page != nil) != tc.page || len(d.Children) != tc.children || !strings.HasPrefix(d.Markdown(), tc.markdown) {
+			t.Errorf("%s: %+v %v\n%s", tc.path, d, ok, d.Markdown())
+		}
+	}
+	for _, missing := range []string{"/nope", "/services/nope", "/docs/errors/x"} {
+		if _, ok := s.Document(missing); ok {
+			t.Errorf("%s is a document", missing)
+		}
+	}
+}

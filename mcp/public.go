@@ -318,54 +318,17 @@ func (p *publicTools) page(req mcpgo.CallToolRequest) (pageContent, error) {
 	return pc, nil
 }
 
-// sectionTitles names the index pages of the sections (as the site does).
-var sectionTitles = map[string]string{
-	"services": "Services", "industries": "Industries", "locations": "Locations", "blog": "Blog", "docs": "Documentation",
-}
-
 // renderPage is the Markdown of the page at a URL path, as the site serves it at path.md:
 // a content page, a section index, or the home page.
 func renderPage(site *content.Site, path, base string) (pageContent, bool) {
-	if pg, ok := site.Page(path); ok {
-		return pageContent{URL: base + pg.Path, MarkdownURL: base + pg.MarkdownPath(), Title: pg.Title, Summary: pg.Summary,
-			Type: pg.Type, UpdatedAt: date(pg.Updated), Markdown: pageMarkdown(pg.Title, pg.Summary, pg.Markdown)}, true
-	}
-	section := strings.TrimPrefix(path, "/")
-	title, isSection := sectionTitles[section]
-	summary := ""
-	mdPath := path + ".md"
-	if path == "/" {
-		title, isSection, section, summary, mdPath = site.Company.Name, true, "", site.Company.Description, "/index.md"
-	}
-	if !isSection {
+	doc, ok := site.Document(path)
+	if !ok {
 		return pageContent{}, false
 	}
-	var children []*content.Page
-	for _, pg := range site.Pages {
-		if (section == "" && pg.Section == "" && pg.Path != "/") || (section != "" && pg.Section == section) {
-			children = append(children, pg)
-		}
+	pc := pageContent{URL: base + doc.Path, MarkdownURL: base + doc.MarkdownPath, Title: doc.Title, Summary: doc.Summary,
+		Type: "index", Markdown: doc.Markdown()}
+	if doc.Page != nil {
+		pc.Type, pc.UpdatedAt = doc.Page.Type, date(doc.Page.Updated)
 	}
-	if path == "/" {
-		for _, svc := range site.Services {
-			children = append(children, svc.Page)
-		}
-	}
-	var b strings.Builder
-	for _, c := range children {
-		fmt.Fprintf(&b, "- [%s](%s): %s\n", c.Title, c.MarkdownPath(), c.Summary)
-	}
-	return pageContent{URL: base + path, MarkdownURL: base + mdPath, Title: title, Summary: summary, Type: "index",
-		Markdown: pageMarkdown(title, summary, b.String())}, true
-}
-
-// pageMarkdown is a page as Markdown: its title and summary, then its body.
-func pageMarkdown(title, summary, body string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", title)
-	if summary != "" {
-		fmt.Fprintf(&b, "> %s\n\n", summary)
-	}
-	b.WriteString(body)
-	return b.String()
+	return pc, true
 }

@@ -3,12 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"github.com/answerdesk/answerdesk/public"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/answerdesk/answerdesk/public"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 

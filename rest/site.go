@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/go-chi/chi/v5"
@@ -18,11 +17,6 @@ import (
 var templateFS embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(templateFS, "templates/page.html"))
-
-// sectionTitles names the index pages of the sections.
-var sectionTitles = map[string]string{
-	"services": "Services", "industries": "Industries", "locations": "Locations", "blog": "Blog", "docs": "Documentation",
-}
 
 // siteRoutes serves the content pages as HTML and Markdown, llms.txt and the sitemap.
 func (s *Server) siteRoutes(r chi.Router) {
@@ -35,10 +29,10 @@ func (s *Server) siteRoutes(r chi.Router) {
 }
 
 type pageView struct {
-	SiteName, Title, Summary, Section, MarkdownURL string
-	Updated                                        time.Time
-	Body                                           template.HTML
-	Children                                       []*content.Page
+	SiteName    string
+	Body        template.HTML
+	MarkdownURL string
+	*content.Document
 }
 
 // wantsMarkdown reports whether the request asks for Markdown: a .md URL, or an Accept
@@ -49,85 +43,30 @@ func wantsMarkdown(r *http.Request) bool {
 }
 
 func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
-	urlPath := r.URL.Path
-	asMarkdown := strings.HasSuffix(urlPath, ".md")
-	urlPath = strings.TrimSuffix(urlPath, ".md")
-	if urlPath == "/index" {
-		urlPath = "/"
-	}
 	w.Header().Add("Vary", "Accept")
-	view, page, ok := s.view(urlPath)
+	doc, ok := s.Site.Document(r.URL.Path)
 	if !ok {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no page at "+r.URL.Path, "", nil)
 		return
 	}
-	if asMarkdown || wantsMarkdown(r) {
+	if strings.HasSuffix(r.URL.Path, ".md") || wantsMarkdown(r) {
 		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 		w.Header().Set("Cache-Control", "public, max-age=300")
-		fmt.Fprint(w, pageMarkdown(view, page))
+		fmt.Fprint(w, doc.Markdown())
 		return
+	}
+	view := pageView{SiteName: s.Site.Company.Name, MarkdownURL: doc.MarkdownPath, Document: doc}
+	if doc.Page != nil {
+		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, view); err != nil {
-		s.Error(w, r, fmt.Errorf("render %s: %w", urlPath, err))
+		s.Error(w, r, fmt.Errorf("render %s: %w", r.URL.Path, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	_, _ = w.Write(buf.Bytes())
-}
-
-// view finds the page at a path: a content page, a section index, or the home page.
-func (s *Server) view(urlPath string) (pageView, *content.Page, bool) {
-	site := s.Site
-	name := site.Company.Name
-	if p, ok := site.Page(urlPath); ok {
-		return pageView{SiteName: name, Title: p.Title, Summary: p.Summary, Section: p.Section, Updated: p.Updated,
-			MarkdownURL: p.MarkdownPath(), Body: template.HTML(p.HTML)}, p, true // HTML rendered by goldmark from our own content
-	}
-	section := strings.TrimPrefix(urlPath, "/")
-	title, isSection := sectionTitles[section]
-	if urlPath == "/" {
-		title, isSection = name, true
-		section = ""
-	}
-	if !isSection {
-		return pageView{}, nil, false
-	}
-	v := pageView{SiteName: name, Title: title, MarkdownURL: urlPath + ".md"}
-	if urlPath == "/" {
-		v.MarkdownURL = "/index.md"
-		v.Summary = site.Company.Description
-	}
-	for _, p := range site.Pages {
-		if (section == "" && p.Section == "" && p.Path != "/") || (section != "" && p.Section == section) {
-			v.Children = append(v.Children, p)
-		}
-	}
-	if urlPath == "/" {
-		for _, svc := range site.Services {
-			v.Children = append(v.Children, svc.Page)
-		}
-	}
-	return v, nil, true
-}
-
-// pageMarkdown is a page as Markdown: its title and summary, then its body, or for an
-// index page the list of its pages.
-func pageMarkdown(v pageView, p *content.Page) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", v.Title)
-	if v.Summary != "" {
-		fmt.Fprintf(&b, "> %s\n\n", v.Summary)
-	}
-	if p != nil {
-		b.WriteString(p.Markdown)
-		return b.String()
-	}
-	for _, c := range v.Children {
-		fmt.Fprintf(&b, "- [%s](%s): %s\n", c.Title, c.MarkdownPath(), c.Summary)
-	}
-	return b.String()
 }
 
 // llmsTxt is the llmstxt.org index: an H1, a summary blockquote, and H2 sections of links
