@@ -122,6 +122,9 @@ func messageListSQL(where string) string {
 
 // FindMessages returns one page of the caller's messages, newest first.
 func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller, q answerdesk.MessageQuery) ([]*answerdesk.Message, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	where, args := messageWhere(c, q)
 	total, err := s.count(ctx, c, q)
 	if err != nil {
@@ -160,6 +163,9 @@ func (s *MessageService) count(ctx context.Context, c *answerdesk.Caller, q answ
 
 // RecentMessages returns the caller's newest messages.
 func (s *MessageService) RecentMessages(ctx context.Context, c *answerdesk.Caller, limit int) ([]*answerdesk.Message, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesRead); err != nil {
+		return nil, err
+	}
 	where, args := messageWhere(c, answerdesk.MessageQuery{})
 	return s.query(ctx, messageListSQL(where), append(args, limit, 0)...)
 }
@@ -208,6 +214,9 @@ func messageNotFound(idOrUUID string) error {
 
 // FindMessage returns a message by integer id or uuid.
 func (s *MessageService) FindMessage(ctx context.Context, c *answerdesk.Caller, idOrUUID string) (*answerdesk.Message, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesRead); err != nil {
+		return nil, err
+	}
 	return s.find(ctx, s.db.rd, c, idOrUUID)
 }
 
@@ -261,6 +270,9 @@ func (db *DB) accountForCreate(ctx context.Context, c *answerdesk.Caller, number
 
 // CreateMessage stores a new message with status new.
 func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller, req *answerdesk.MessageCreate) (*answerdesk.Message, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesWrite); err != nil {
+		return nil, err
+	}
 	acct, err := s.db.accountForCreate(ctx, c, req.AccountNumber)
 	if err != nil {
 		return nil, err
@@ -330,6 +342,9 @@ func (s *MessageService) update(ctx context.Context, c *answerdesk.Caller, idOrU
 // AcknowledgeMessage marks the message acknowledged and clears its next escalation.
 // Acknowledging again changes nothing.
 func (s *MessageService) AcknowledgeMessage(ctx context.Context, c *answerdesk.Caller, idOrUUID string) (*answerdesk.Message, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesWrite); err != nil {
+		return nil, err
+	}
 	now := s.db.now().UnixMilli()
 	return s.update(ctx, c, idOrUUID, `status = ?, acknowledged_at = ?, next_escalation_at = NULL, updated_at = ?
 		WHERE id = ? AND status != 'acknowledged'`, answerdesk.StatusAcknowledged, now, now)
@@ -337,5 +352,8 @@ func (s *MessageService) AcknowledgeMessage(ctx context.Context, c *answerdesk.C
 
 // SetMessageRead sets the read flag; setting it to what it is changes nothing.
 func (s *MessageService) SetMessageRead(ctx context.Context, c *answerdesk.Caller, idOrUUID string, read bool) (*answerdesk.Message, error) {
+	if err := c.RequireScope(answerdesk.ScopeMessagesWrite); err != nil {
+		return nil, err
+	}
 	return s.update(ctx, c, idOrUUID, `read = ?, updated_at = ? WHERE read != ? AND id = ?`, read, s.db.now().UnixMilli(), read)
 }

@@ -102,6 +102,9 @@ const recordingFrom = ` FROM call_recordings r JOIN accounts a ON a.id = r.accou
 // FindCallRecordings returns one page of the caller's recordings, newest first, or with
 // Sample, up to PageSize recordings drawn uniformly at random from the filtered set.
 func (s *RecordingService) FindCallRecordings(ctx context.Context, c *answerdesk.Caller, q answerdesk.RecordingQuery) ([]*answerdesk.CallRecording, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeRecordingsRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	where, args := recordingWhere(c, q)
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM call_recordings WHERE `+where, args...).Scan(&total); err != nil {
@@ -130,6 +133,9 @@ func recordingNotFound(id string) error {
 
 // FindCallRecording returns one recording by id.
 func (s *RecordingService) FindCallRecording(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.CallRecording, error) {
+	if err := c.RequireScope(answerdesk.ScopeRecordingsRead); err != nil {
+		return nil, err
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, recordingNotFound(id)
@@ -145,8 +151,12 @@ func (s *RecordingService) FindCallRecording(ctx context.Context, c *answerdesk.
 	return r, nil
 }
 
-// FindMessageCallRecording returns the recording of the message's call.
+// FindMessageCallRecording returns the recording of the message's call. It reads the
+// message and the recording, so it needs both messages:read and recordings:read.
 func (s *RecordingService) FindMessageCallRecording(ctx context.Context, c *answerdesk.Caller, messageID string) (*answerdesk.CallRecording, error) {
+	if err := c.RequireScope(answerdesk.ScopeRecordingsRead); err != nil {
+		return nil, err
+	}
 	m, err := (&MessageService{db: s.db}).FindMessage(ctx, c, messageID)
 	if err != nil {
 		return nil, err

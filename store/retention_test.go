@@ -43,7 +43,7 @@ func TestPurgeRecordings(t *testing.T) {
 	if audio != 2 || rows != 1 {
 		t.Fatalf("purged audio %d rows %d, want 2 and 1", audio, rows)
 	}
-	admin := &answerdesk.Caller{Admin: true}
+	admin := &answerdesk.Caller{Admin: true, Scopes: answerdesk.AllScopes}
 	for i, id := range ids {
 		r, err := svc.FindCallRecording(ctx, admin, strconv.FormatInt(id, 10))
 		switch {

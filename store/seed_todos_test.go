@@ -24,7 +24,7 @@ func TestSeedToDos(t *testing.T) {
 		}
 	}
 	svc := store.NewToDoService(db)
-	list, meta, err := svc.FindToDos(ctx, &answerdesk.Caller{Admin: true}, answerdesk.Paging{Page: 1, PageSize: 100})
+	list, meta, err := svc.FindToDos(ctx, &answerdesk.Caller{Admin: true, Scopes: answerdesk.AllScopes}, answerdesk.Paging{Page: 1, PageSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

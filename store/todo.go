@@ -48,6 +48,9 @@ func digits10(s string) string {
 
 // CreateToDo validates the To Do against its account and stores it with its schedule.
 func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *answerdesk.ToDoCreate) (*answerdesk.ToDo, error) {
+	if err := c.RequireScope(answerdesk.ScopeTodosWrite); err != nil {
+		return nil, err
+	}
 	acct, err := s.db.accountForCreate(ctx, c, t.AccountNumber)
 	if err != nil {
 		return nil, err
@@ -152,7 +155,7 @@ func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *a
 	if s.OnCreate != nil {
 		s.OnCreate()
 	}
-	return s.FindToDo(ctx, c, strconv.FormatInt(id, 10))
+	return s.find(ctx, c, strconv.FormatInt(id, 10))
 }
 
 // smsNumber returns the id of the account's SMS-enabled number equal to from (compared
@@ -256,6 +259,9 @@ func scanToDo(sc scanner) (*answerdesk.ToDo, error) {
 
 // FindToDos returns one page of the caller's To Dos, newest first.
 func (s *ToDoService) FindToDos(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.ToDo, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeTodosRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	vis, args := visibility(c, "account_id")
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM to_dos WHERE `+vis, args...).Scan(&total); err != nil {
@@ -285,6 +291,15 @@ func (s *ToDoService) FindToDos(ctx context.Context, c *answerdesk.Caller, p ans
 
 // FindToDo returns one To Do the caller can see.
 func (s *ToDoService) FindToDo(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.ToDo, error) {
+	if err := c.RequireScope(answerdesk.ScopeTodosRead); err != nil {
+		return nil, err
+	}
+	return s.find(ctx, c, id)
+}
+
+// find is FindToDo without the scope check, for CreateToDo's answer: a caller who may
+// create To Dos gets the one they created back, even without todos:read.
+func (s *ToDoService) find(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.ToDo, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
