@@ -49,6 +49,11 @@ type Config struct {
 	// the same retrieved passages; otherwise askQuestion is extractive.
 	LLMURL, LLMModel, LLMKey string
 	HTTPClient               *http.Client // for the LLM endpoint; nil: a client with a 60 s timeout
+
+	// Authenticate, when set, wraps the MCP handler after the Host and Origin guard: the
+	// account server's bearer check, which puts the *answerdesk.Caller in the request's
+	// context for the tools. A foreign Origin is refused before credentials are looked at.
+	Authenticate func(http.Handler) http.Handler
 }
 
 func (c Config) logger() *slog.Logger {
@@ -99,7 +104,7 @@ const (
 func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 	logger := cfg.logger()
 	h := &endpoint{path: strings.TrimRight(path, "/"), guard: newGuard(cfg)}
-	h.mcp = server.NewStreamableHTTPServer(s,
+	h.streamable = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(path),
 		server.WithDisableLocalhostProtection(true), // the guard below checks Host and Origin
 		server.WithDisableStreaming(true),
@@ -109,13 +114,18 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
 		server.WithStreamableHTTPLogger(logger),
 	)
+	h.next = h.streamable
+	if cfg.Authenticate != nil {
+		h.next = cfg.Authenticate(h.streamable)
+	}
 	return h
 }
 
 type endpoint struct {
-	path  string
-	guard guard
-	mcp   *server.StreamableHTTPServer
+	path       string
+	guard      guard
+	streamable *server.StreamableHTTPServer
+	next       http.Handler // streamable, behind Config.Authenticate when set
 }
 
 func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -134,11 +144,11 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	}
-	h.mcp.ServeHTTP(w, r)
+	h.next.ServeHTTP(w, r)
 }
 
 // Shutdown stops the idle-session sweeper and ends the open sessions.
-func (h *endpoint) Shutdown(ctx context.Context) error { return h.mcp.Shutdown(ctx) }
+func (h *endpoint) Shutdown(ctx context.Context) error { return h.streamable.Shutdown(ctx) }
 
 // forbid answers 403 with a JSON-RPC error without id, as the MCP transport allows.
 func forbid(w http.ResponseWriter, msg string) {
@@ -337,6 +347,17 @@ func toolError(ctx context.Context, logger *slog.Logger, tool string, err error)
 		}
 	}
 	msg := e.Message
+	// Every field error is named, as REST's errors[] does: "3 invalid parameters: contact:
+	// is required when delivery_type is sms; ...". A message that already says it is kept.
+	var fields []string
+	for _, f := range e.Fields {
+		if fe := f.Field + ": " + f.Message; !strings.Contains(msg, fe) {
+			fields = append(fields, fe)
+		}
+	}
+	if len(fields) > 0 {
+		msg += ": " + strings.Join(fields, "; ")
+	}
 	if e.Hint != "" {
 		msg += ". " + e.Hint
 	}
