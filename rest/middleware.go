@@ -107,3 +107,47 @@ func bearerToken(r *http.Request) (string, bool) {
 	token = strings.TrimSpace(token)
 	return token, token != ""
 }
+
+// BearerAuthenticator checks the bearer token of a protected resource: OAuth access tokens
+// issued for it, and customer API tokens (implemented by oauth.Server).
+type BearerAuthenticator interface {
+	AuthenticateBearer(ctx context.Context, token, resource string) (*answerdesk.Caller, error)
+}
+
+// RequireBearer returns the middleware that protects the MCP server at resourcePath (the
+// account server): a request without a valid bearer for that resource is answered 401 with
+// the challenge the MCP authorization spec asks for, which points at the protected resource
+// metadata (RFC 9728) and names the scopes; a valid one carries its Caller to the tools.
+func (s *Server) RequireBearer(resourcePath string) func(http.Handler) http.Handler {
+	metadata := s.BaseURL + "/.well-known/oauth-protected-resource" + resourcePath
+	resource := s.BaseURL + resourcePath
+	scopes := strings.Join(answerdesk.AllScopes, " ")
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodOptions { // CORS preflight carries no credentials
+				next.ServeHTTP(w, r)
+				return
+			}
+			token, ok := bearerToken(r)
+			challenge := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, metadata, scopes)
+			if !ok {
+				w.Header().Set("WWW-Authenticate", challenge)
+				s.writeErrorObject(w, http.StatusUnauthorized, "unauthorized", "missing bearer token",
+					"Connect through OAuth (the resource metadata is in WWW-Authenticate) or send a customer API token.", nil)
+				return
+			}
+			c, err := s.Bearer.AuthenticateBearer(r.Context(), token, resource)
+			if answerdesk.ErrorCode(err) == answerdesk.EUNAUTHORIZED {
+				w.Header().Set("WWW-Authenticate", challenge+fmt.Sprintf(`, error="invalid_token", error_description=%q`, answerdesk.ErrorMessage(err)))
+				s.writeErrorObject(w, http.StatusUnauthorized, "unauthorized", answerdesk.ErrorMessage(err),
+					"Refresh the access token or authorize again.", nil)
+				return
+			}
+			if err != nil {
+				s.Error(w, r, err)
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(answerdesk.NewContextWithCaller(r.Context(), c)))
+		})
+	}
+}

@@ -43,6 +43,14 @@ type Server struct {
 	// MCP are the MCP servers' handlers by mount path (/mcp/public, /mcp/docs), built in cmd
 	// so that rest does not import mcp; each answers at exactly its path.
 	MCP map[string]http.Handler
+	// Bearer checks the account MCP server's bearer tokens (see RequireBearer).
+	Bearer BearerAuthenticator
+	// Mounts add routes built elsewhere: the OAuth server's endpoints and sign-in page.
+	Mounts []func(chi.Router)
+	// Session returns the signed-in web session of a request, or nil (oauth.Server's sign-in);
+	// with Grants it serves the application keys page /settings/keys. Nil serves no page.
+	Session func(*http.Request) *answerdesk.Session
+	Grants  answerdesk.OAuthStore
 
 	v1, sandboxAPI *publicAPI
 	root           chi.Router
@@ -89,6 +97,12 @@ func (s *Server) Handler() http.Handler {
 	}
 	if len(s.MCP) > 0 {
 		r.Get("/.well-known/mcp", s.mcpCard)
+	}
+	for _, mount := range s.Mounts {
+		mount(r)
+	}
+	if s.Session != nil {
+		s.keysRoutes(r)
 	}
 	if s.Sandbox != nil {
 		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, s.SandboxSearch, true))

@@ -13,7 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-//go:embed templates/page.html
+//go:embed templates/page.html templates/keys.html
 var templateFS embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(templateFS, "templates/page.html"))

@@ -22,10 +22,12 @@ import (
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/mcp"
+	"github.com/answerdesk/answerdesk/oauth"
 	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
+	"github.com/go-chi/chi/v5"
 )
 
 // serveConfig is everything "answerdesk serve" can be told.
@@ -185,8 +187,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
 		"/mcp/docs":   mcp.Handler(mcp.NewDocsServer(mcfg), "/mcp/docs", mcfg),
 	}
+	tokens := store.NewTokenService(db)
+	sessions := store.NewSessionStore(db)
+	oauthStore := store.NewOAuthStore(db)
+	authServer := &oauth.Server{
+		Store: oauthStore, Sessions: sessions, Users: store.NewUserService(db), Tokens: tokens,
+		Issuer:     cfg.baseURL,
+		HTTPClient: oauth.NewMetadataClient(cfg.dispatchAllowPrivate),
+		// 10 sign-in attempts per 15 minutes per email and per address: enough for typos,
+		// too few to guess a password.
+		SignInLimit:   &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
+		RegisterLimit: &ratelimit.Memory{Limit: 30, Window: time.Hour},
+		Logger:        logger,
+	}
 	srv := &rest.Server{
 		MCP:           mcpHandlers,
+		Bearer:        authServer,
+		Mounts:        []func(chi.Router){authServer.Routes},
+		Session:       func(r *http.Request) *answerdesk.Session { return oauth.CurrentSession(r, sessions) },
+		Grants:        oauthStore,
 		Site:          site,
 		Sandbox:       sandbox,
 		Search:        index,
@@ -197,7 +216,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Recordings:    recordings,
 		ToDos:         toDos,
 		Dispatch:      dispatchService,
-		Tokens:        store.NewTokenService(db),
+		Tokens:        tokens,
 		Signer:        signer,
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,

@@ -1,0 +1,181 @@
+package rest
+
+import (
+	"crypto/subtle"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+var keysTemplate = template.Must(template.New("keys.html").Funcs(template.FuncMap{
+	"date": func(v any) string {
+		switch t := v.(type) {
+		case answerdesk.Time:
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		case *answerdesk.Time:
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		return ""
+	},
+	"join": func(s []string) string { return strings.Join(s, " ") },
+}).ParseFS(templateFS, "templates/keys.html"))
+
+// keysRoutes serves the application keys page: a signed-in user's API tokens and OAuth
+// grants (everyone's for admins), with create and revoke.
+func (s *Server) keysRoutes(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(limitBody(64 << 10))
+		r.Get("/settings/keys", s.keysPage)
+		r.Post("/settings/keys", s.createKey)
+		r.Post("/settings/keys/{id}/revoke", s.revokeKey)
+		r.Post("/settings/grants/{id}/revoke", s.revokeGrant)
+	})
+}
+
+type keysView struct {
+	Email, CSRF, Nonce, Error, NewToken, NewName string
+	Admin                                        bool
+	Tokens                                       []*answerdesk.Token
+	Grants                                       []*answerdesk.OAuthGrant
+}
+
+// signedIn returns the session, or redirects to sign-in and returns nil. Form posts must
+// also carry the session's CSRF token.
+func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) *answerdesk.Session {
+	sess := s.Session(r)
+	if sess == nil {
+		http.Redirect(w, r, "/login?return_to="+url.QueryEscape("/settings/keys"), http.StatusSeeOther)
+		return nil
+	}
+	if r.Method == http.MethodPost {
+		got := r.PostFormValue("csrf_token")
+		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) != 1 {
+			s.renderKeys(w, r, sess, http.StatusForbidden, keysView{Error: "The form expired or did not come from this page. Try again."})
+			return nil
+		}
+	}
+	return sess
+}
+
+// scope is whose tokens and grants a session manages: its own, or everyone's for admins.
+func scope(sess *answerdesk.Session) int64 {
+	if sess.Admin {
+		return 0
+	}
+	return sess.UserID
+}
+
+func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, sess *answerdesk.Session, status int, v keysView) {
+	var err error
+	if v.Tokens, err = s.Tokens.ListTokens(r.Context(), scope(sess)); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	live := v.Tokens[:0]
+	for _, t := range v.Tokens {
+		if t.RevokedAt == nil {
+			live = append(live, t)
+		}
+	}
+	v.Tokens = live
+	if s.Grants != nil {
+		if v.Grants, err = s.Grants.ListGrants(r.Context(), scope(sess)); err != nil {
+			s.Error(w, r, err)
+			return
+		}
+	}
+	v.Email, v.Admin, v.CSRF, v.Nonce = sess.Email, sess.Admin, sess.CSRF, answerdesk.NewSecret("")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-"+v.Nonce+"'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	if err := keysTemplate.Execute(w, v); err != nil {
+		s.Logger.ErrorContext(r.Context(), "render keys page", "err", err)
+	}
+}
+
+func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) {
+	if sess := s.signedIn(w, r); sess != nil {
+		s.renderKeys(w, r, sess, http.StatusOK, keysView{})
+	}
+}
+
+// createKey makes a token and shows it once, on the page the form answers with.
+func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
+	sess := s.signedIn(w, r)
+	if sess == nil {
+		return
+	}
+	t, plain, err := s.Tokens.CreateToken(r.Context(), sess.UserID, r.PostFormValue("name"))
+	if err != nil {
+		if answerdesk.ErrorCode(err) == answerdesk.EINVALID {
+			s.renderKeys(w, r, sess, http.StatusUnprocessableEntity, keysView{Error: "Token name " + fieldMessage(err, "name") + "."})
+			return
+		}
+		s.Error(w, r, err)
+		return
+	}
+	s.Logger.InfoContext(r.Context(), "api token created", "user_id", sess.UserID, "token_id", t.ID)
+	s.renderKeys(w, r, sess, http.StatusCreated, keysView{NewToken: plain, NewName: t.Name})
+}
+
+func fieldMessage(err error, field string) string {
+	var e *answerdesk.Error
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			if f.Field == field {
+				return f.Message
+			}
+		}
+	}
+	return "is not valid"
+}
+
+func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
+	s.revoke(w, r, func(sess *answerdesk.Session, id int64) error {
+		return s.Tokens.RevokeToken(r.Context(), scope(sess), id)
+	})
+}
+
+func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
+	s.revoke(w, r, func(sess *answerdesk.Session, id int64) error {
+		if s.Grants == nil {
+			return answerdesk.Errorf(answerdesk.ENOTFOUND, "no grant %d", id)
+		}
+		return s.Grants.RevokeGrant(r.Context(), scope(sess), id)
+	})
+}
+
+// revoke runs a revocation for the signed-in user, then shows the page again (303, so a
+// reload does not post twice).
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request, do func(*answerdesk.Session, int64) error) {
+	sess := s.signedIn(w, r)
+	if sess == nil {
+		return
+	}
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err == nil {
+		err = do(sess, id)
+	}
+	switch {
+	case err == nil:
+	case answerdesk.ErrorCode(err) == answerdesk.ENOTFOUND || errors.Is(err, strconv.ErrSyntax) || errors.Is(err, strconv.ErrRange):
+		s.renderKeys(w, r, sess, http.StatusNotFound, keysView{Error: "That token or application is not yours, or no longer exists."})
+		return
+	default:
+		s.Error(w, r, err)
+		return
+	}
+	s.Logger.InfoContext(r.Context(), "revoked", "user_id", sess.UserID, "path", r.URL.Path)
+	http.Redirect(w, r, "/settings/keys", http.StatusSeeOther)
+}
