@@ -101,25 +101,31 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusUnprocessableEntity, "Enter your email and password.", email)
 		return
 	}
-	if s.SignInLimit != nil {
-		for _, key := range []string{"signin:email:" + email, "signin:addr:" + clientAddress(r)} {
-			d, err := s.SignInLimit.Take(r.Context(), key, 1, s.now())
-			if err != nil {
-				s.logger().Error("sign-in throttle", "err", err)
-				s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
-				return
-			}
-			if !d.Allowed {
-				w.Header().Set("Retry-After", fmt.Sprint(int(d.Reset.Seconds())+1))
-				s.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many sign-in attempts. Try again in %d minutes.", int(d.Reset.Minutes())+1), email)
-				return
-			}
+	// Only failures count, so people who sign in often are never locked out; once a key
+	// has used its allowance, even the right password waits for the window to end.
+	limits := s.signInLimits(email, r)
+	for _, l := range limits {
+		d, err := l.limiter.Take(r.Context(), l.key, 0, s.now())
+		if err != nil {
+			s.logger().Error("sign-in throttle", "err", err)
+			s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
+			return
+		}
+		if d.Remaining <= 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(int(d.Reset.Seconds())+1))
+			s.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-in attempts. Try again in %d minutes.", int(d.Reset.Minutes())+1), email)
+			return
 		}
 	}
 	user, err := s.Users.CheckPassword(r.Context(), email, r.PostFormValue("password"))
 	if err != nil {
 		if answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
 			s.logger().Error("check password", "err", err)
+		}
+		for _, l := range limits {
+			if _, err := l.limiter.Take(r.Context(), l.key, 1, s.now()); err != nil {
+				s.logger().Error("sign-in throttle", "err", err)
+			}
 		}
 		s.logger().Info("sign-in refused", "email", email, "addr", clientAddress(r))
 		s.renderLogin(w, r, http.StatusUnauthorized, "Wrong email or password.", email)
@@ -150,6 +156,22 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	s.setCookie(w, SessionCookie, "", -time.Second)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+type signInLimit struct {
+	limiter answerdesk.RateLimiter
+	key     string
+}
+
+func (s *Server) signInLimits(email string, r *http.Request) []signInLimit {
+	var out []signInLimit
+	if s.SignInLimit != nil {
+		out = append(out, signInLimit{s.SignInLimit, "signin:email:" + email})
+	}
+	if s.SignInAddressLimit != nil {
+		out = append(out, signInLimit{s.SignInAddressLimit, "signin:addr:" + clientAddress(r)})
+	}
+	return out
 }
 
 // loginURL is where a request without a session is sent to sign in first.

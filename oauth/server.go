@@ -46,8 +46,9 @@ type Server struct {
 	// HTTPClient fetches client ID metadata documents; it must refuse private addresses
 	// unless the operator allowed them (see NewMetadataClient).
 	HTTPClient *http.Client
-	// SignInLimit throttles sign-in attempts per email and per client address.
-	SignInLimit answerdesk.RateLimiter
+	// SignInLimit and SignInAddressLimit count failed sign-ins per email and per client
+	// address; a key that has used its allowance may not sign in until its window ends.
+	SignInLimit, SignInAddressLimit answerdesk.RateLimiter
 	// RegisterLimit throttles client registrations per client address; nil: no limit.
 	RegisterLimit answerdesk.RateLimiter
 

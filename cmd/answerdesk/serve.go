@@ -194,11 +194,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Store: oauthStore, Sessions: sessions, Users: store.NewUserService(db), Tokens: tokens,
 		Issuer:     cfg.baseURL,
 		HTTPClient: oauth.NewMetadataClient(cfg.dispatchAllowPrivate),
-		// 10 sign-in attempts per 15 minutes per email and per address: enough for typos,
+		// 10 failed sign-ins per 15 minutes per email, 50 per address: enough for typos,
 		// too few to guess a password.
-		SignInLimit:   &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
-		RegisterLimit: &ratelimit.Memory{Limit: 30, Window: time.Hour},
-		Logger:        logger,
+		SignInLimit:        &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
+		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
+		RegisterLimit:      &ratelimit.Memory{Limit: 30, Window: time.Hour},
+		Logger:             logger,
 	}
 	srv := &rest.Server{
 		MCP:           mcpHandlers,

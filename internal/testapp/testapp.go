@@ -18,8 +18,11 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/oauth"
+	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
+	"github.com/go-chi/chi/v5"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -69,6 +72,8 @@ type App struct {
 	Recordings        *store.RecordingService
 	ToDos             *store.ToDoService
 	Dispatch          *store.DispatchService
+	// OAuth is the authorization server and web sign-in, mounted on Server.
+	OAuth *oauth.Server
 }
 
 // New starts an App; everything is closed when the test ends.
@@ -107,6 +112,20 @@ func New(t testing.TB) *App {
 	a.Server.Start()
 	a.Rest.BaseURL = a.Server.URL
 	a.Signer.BaseURL = a.Server.URL
+	sessions := store.NewSessionStore(db)
+	grants := store.NewOAuthStore(db)
+	users := store.NewUserService(db)
+	users.Cost = bcrypt.MinCost
+	a.OAuth = &oauth.Server{
+		Store: grants, Sessions: sessions, Users: users, Tokens: a.Rest.Tokens,
+		Issuer: a.Server.URL, SignInLimit: &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
+		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
+		Logger:             a.Rest.Logger, Now: clock.Now,
+	}
+	a.Rest.Bearer = a.OAuth
+	a.Rest.Mounts = []func(chi.Router){a.OAuth.Routes}
+	a.Rest.Session = func(r *http.Request) *answerdesk.Session { return oauth.CurrentSession(r, sessions) }
+	a.Rest.Grants = grants
 	a.Server.Config.Handler = a.Rest.Handler()
 	t.Cleanup(a.Server.Close)
 
@@ -135,6 +154,16 @@ func New(t testing.TB) *App {
 	a.Bob = a.NewUser(t, "bob@birch.example", false, "1002")
 	a.Admin = a.NewUser(t, "admin@answerdesk.example", true)
 	return a
+}
+
+// Mount serves an MCP handler at path (the servers are built by the tests, so that package
+// mcp's own tests can use this package) and rebuilds the router.
+func (a *App) Mount(path string, h http.Handler) {
+	if a.Rest.MCP == nil {
+		a.Rest.MCP = map[string]http.Handler{}
+	}
+	a.Rest.MCP[path] = h
+	a.Server.Config.Handler = a.Rest.Handler()
 }
 
 // NewUser creates a user who is a member of the accounts, with an API token.
