@@ -27,7 +27,11 @@ func TestToolSnapshots(t *testing.T) {
 		name string
 		s    *server.MCPServer
 		inst string
-	}{{"public", NewPublicServer(cfg), publicInstructions}, {"docs", NewDocsServer(cfg), docsInstructions}} {
+	}{
+		{"public", NewPublicServer(cfg), publicInstructions},
+		{"docs", NewDocsServer(cfg), docsInstructions},
+		{"account", NewAccountServer(cfg, definitionsOnly), accountInstructions},
+	} {
 		for name, tool := range srv.s.ListTools() {
 			got, err := json.MarshalIndent(tool.Tool, "", "  ")
 			if err != nil {
@@ -95,8 +99,9 @@ func firstDiff(a, b string) string {
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
-// TestToolDefinitions checks what every tool must have: a description, described
-// arguments, an object output schema, and explicit read-only annotations.
+// TestToolDefinitions checks what every tool of the public and docs servers must have: a
+// description, described arguments, an object output schema, and explicit read-only
+// annotations. TestAccountToolDefinitions checks the account server's.
 func TestToolDefinitions(t *testing.T) {
 	cfg := testConfig(t, snapshotBase)
 	for _, s := range []*server.MCPServer{NewPublicServer(cfg), NewDocsServer(cfg)} {

@@ -1,0 +1,654 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const accountInstructions = `This server works on the caller's answerdesk account: the messages the answering service took, the recordings of the calls, and To Dos (scheduled texts, emails and calls). Its tools are the customer API /api/v2: the same arguments (snake_case, as the API's query parameters and body fields), the same checks and the same JSON, {"data": ...} for one item and {"data": [...], "meta": {"page", "page_size", "total", "total_pages"}} for a page of a list.
+
+Messages (scope messages:read to read, messages:write to change):
+- list_messages: one page of messages, newest first, filtered by origin, status, start_date and end_date, read.
+- get_recent_messages: the newest messages, without filters.
+- get_message: one message by its integer id or its uuid.
+- get_message_call_recording: the recording of a message's call (also needs recordings:read).
+- create_message: take a new message on an account; it is delivered to the account's on-call contacts.
+- acknowledge_message: mark a message acknowledged, which stops its escalation.
+- mark_message_read, mark_message_unread: set a message's read flag.
+
+Call recordings (scope recordings:read):
+- list_call_recordings: one page, or a random sample, of call recordings with their call detail records.
+- get_call_recording: one recording by id.
+
+To Dos (scope todos:read to read, todos:write to create):
+- list_to_dos: one page of To Dos, newest first.
+- create_to_do: schedule an sms, email or call, now, today at given times, or recurring.
+
+Only the accounts the signed-in user is a member of are visible (admins see every account); anything else is "not found". A tool that needs a scope the sign-in did not grant answers an error naming the scope: sign in again and grant it. Timestamps are ISO 8601 in UTC with milliseconds (2026-11-22T09:15:02.123Z); date filters are calendar days in UTC written MM-DD-YYYY (11-22-2026), both ends inclusive. A recording's "recording" is a signed audio URL valid for 15 minutes, null once the audio is past retention. Acknowledging and marking read or unread are safe to repeat; create_message and create_to_do create a new item on every call.`
+
+// AccountServices are the customer API services the account tools call: the same ones
+// rest.Server holds, so both apply one set of rules.
+type AccountServices struct {
+	Messages   answerdesk.MessageService
+	Recordings answerdesk.CallRecordingService
+	ToDos      answerdesk.ToDoService
+}
+
+// NewAccountServer is the account MCP server (/mcp/account): one tool per customer API
+// operation on messages, call recordings and To Dos. Tools act for the *answerdesk.Caller
+// in the request's context (answerdesk.NewContextWithCaller), which the HTTP middleware in
+// front of Handler puts there after checking the bearer; the services check its scopes.
+func NewAccountServer(cfg Config, svc AccountServices) *server.MCPServer {
+	if svc.Messages == nil || svc.Recordings == nil || svc.ToDos == nil {
+		panic("mcp: NewAccountServer needs the message, recording and To Do services")
+	}
+	s := newServer("answerdesk-account", "answerdesk account", cfg, accountInstructions)
+	a := &accountTools{cfg: cfg, svc: svc}
+	s.AddTools(
+		a.listMessages(),
+		a.getRecentMessages(),
+		a.getMessage(),
+		a.getMessageCallRecording(),
+		a.createMessage(),
+		a.acknowledgeMessage(),
+		a.markMessageRead(),
+		a.markMessageUnread(),
+		a.listCallRecordings(),
+		a.getCallRecording(),
+		a.listToDos(),
+		a.createToDo(),
+	)
+	return s
+}
+
+type accountTools struct {
+	cfg Config
+	svc AccountServices
+}
+
+// The results: the bodies of the customer API's answers.
+type (
+	dataBody struct {
+		Data any `json:"data"`
+	}
+	listBody struct {
+		Data any                 `json:"data"`
+		Meta answerdesk.PageMeta `json:"meta"`
+	}
+)
+
+// accountCall is the work of one tool: read the arguments, call one service method with
+// the caller, and return the answer's body.
+type accountCall func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error)
+
+// handler runs an accountCall for the caller in ctx, taking only the known argument names.
+// The result is REST's body, as structured content and as its JSON text; any error goes
+// through toolError.
+func (a *accountTools) handler(tool string, known []string, run accountCall) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		body, err := a.call(ctx, req, known, run)
+		if err != nil {
+			return toolError(ctx, a.cfg.logger(), tool, err), nil
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as REST writes it
+		if err := enc.Encode(body); err != nil {
+			return toolError(ctx, a.cfg.logger(), tool, fmt.Errorf("encode result: %w", err)), nil
+		}
+		raw := json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+		return mcpgo.NewToolResultStructured(raw, string(raw)), nil
+	}
+}
+
+func (a *accountTools) call(ctx context.Context, req mcpgo.CallToolRequest, known []string, run accountCall) (any, error) {
+	c := answerdesk.CallerFromContext(ctx)
+	if c == nil {
+		return nil, &answerdesk.Error{Code: answerdesk.EUNAUTHORIZED, Message: "not authenticated",
+			Hint: "Connect with an OAuth access token, or a customer API token, as the bearer token."}
+	}
+	args, err := readArgs(req, known...)
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx, c, &params{args: args})
+}
+
+// params reads a call's arguments as the customer API reads its query: each type error is
+// a field error under the argument's name, with REST's wording, and the values are then
+// checked by the same root-package rules REST uses (MessageFilter.Validate, CheckPaging...).
+type params struct {
+	args
+	v answerdesk.ValidationErrors
+}
+
+// str returns a string argument as given ("" when absent or null).
+func (p *params) str(name string) string {
+	v, ok := p.m[name]
+	if !ok || v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		p.v.Add(name, "must be a string")
+	}
+	return s
+}
+
+// int returns an integer argument (a whole JSON number, or a string of digits as in a
+// query), or nil when absent.
+func (p *params) int(name string) *int {
+	v, ok := p.m[name]
+	if !ok || v == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+			n := int(x)
+			return &n
+		}
+	case string:
+		if n, err := strconv.Atoi(x); err == nil {
+			return &n
+		}
+	}
+	p.v.Add(name, "must be an integer")
+	return nil
+}
+
+// bool returns a boolean argument (true/false, or "true"/"false" as in a query), or nil
+// when absent.
+func (p *params) bool(name string) *bool {
+	v, ok := p.m[name]
+	if !ok || v == nil {
+		return nil
+	}
+	var b bool
+	switch v {
+	case true, "true", "1":
+		b = true
+	case false, "false", "0":
+	default:
+		p.v.Add(name, "must be true or false")
+		return nil
+	}
+	return &b
+}
+
+// id returns an id argument: a string, or an integer written as one. A path parameter in
+// REST, so required: "" with a field error when absent.
+func (p *params) id(name string) string {
+	s, ok := p.optID(name)
+	if !ok {
+		p.v.Add(name, "is required")
+	}
+	return s
+}
+
+// optID is an optional id argument (string or integer); ok is false when absent or empty.
+func (p *params) optID(name string) (string, bool) {
+	switch x := p.m[name].(type) {
+	case nil:
+	case string:
+		s := strings.TrimSpace(x)
+		return s, s != ""
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	default:
+		p.v.Add(name, "must be a string or an integer")
+		return "", true
+	}
+	return "", false
+}
+
+// err is the argument type errors, or nil.
+func (p *params) err() error { return p.v.Err() }
+
+// body returns the arguments as the JSON object REST's create operations take in their body.
+func (p *params) body() json.RawMessage {
+	b, _ := json.Marshal(p.m) // decoded from JSON, so it encodes
+	return b
+}
+
+// --- annotations and schemas ---
+
+// writes sets the annotations of a tool that changes the account: not read-only, not
+// destructive (nothing is deleted or overwritten beyond the flags it sets), closed world.
+func writes(title string, idempotent bool) []mcpgo.ToolOption {
+	return []mcpgo.ToolOption{
+		mcpgo.WithTitleAnnotation(title),
+		mcpgo.WithReadOnlyHintAnnotation(false),
+		mcpgo.WithDestructiveHintAnnotation(false),
+		mcpgo.WithIdempotentHintAnnotation(idempotent),
+		mcpgo.WithOpenWorldHintAnnotation(false),
+		mcpgo.WithSchemaAdditionalProperties(false),
+	}
+}
+
+// One result's shapes, for the output schemas.
+type (
+	oneOf[T any] struct {
+		Data T `json:"data"`
+	}
+	allOf[T any] struct {
+		Data []T `json:"data"`
+	}
+	pageOf[T any] struct {
+		Data []T                `json:"data"`
+		Meta answerdesk.PageMeta `json:"meta"`
+	}
+)
+
+// accountSchemas are the schemas of the domain types whose JSON is not their Go shape.
+var accountSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
+		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
+	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
+	reflect.TypeFor[answerdesk.PageMeta](): {
+		Type: "object", Description: "Where this page is in the whole list.",
+		Properties: map[string]*jsonschema.Schema{
+			"page":        {Type: "integer", Description: "This page's number, from 1."},
+			"page_size":   {Type: "integer", Description: "Items per page."},
+			"total":       {Type: "integer", Description: "Items in the whole filtered list."},
+			"total_pages": {Type: "integer", Description: "Pages in the whole list; absent for a sample."},
+		},
+		Required:             []string{"page", "page_size", "total"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	},
+}
+
+// accountOutput is the output schema of result type T (oneOf, allOf or pageOf a domain
+// type), with data described by dataDesc. The domain types' JSON is the customer API's,
+// so the schema is generated with accountSchemas for the types that encode themselves.
+func accountOutput[T any](dataDesc string) mcpgo.ToolOption {
+	schema, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: accountSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err)) // a programming error, caught by every test
+	}
+	schema.Properties["data"].Description = dataDesc
+	if d := schema.Properties["data"]; d.Types != nil { // lists are never null
+		d.Type, d.Types = "array", nil
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
+	}
+	return func(t *mcpgo.Tool) {
+		_ = json.Unmarshal(raw, &t.OutputSchema) // marshalled just above
+		t.OutputSchema.Type = "object"
+		t.OutputSchema.PropertyOrder = nil // sorted, as every other tool
+	}
+}
+
+// Argument schemas shared by several tools.
+var (
+	datePattern    = mcpgo.Pattern(`^[0-1][0-9]-[0-3][0-9]-[0-9]{4}$`)
+	pageArg        = mcpgo.WithInteger("page", mcpgo.Min(1), mcpgo.DefaultNumber(1), mcpgo.Description("The page to return, from 1; default 1. meta.total_pages says how many there are."))
+	messageIDArg   = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The message's integer id (e.g. \"1234\") or its uuid, as list_messages returns them."))
+	recordingScope = "Needs the recordings:read scope."
+)
+
+func pageSizeArg(def, max int) mcpgo.ToolOption {
+	return mcpgo.WithInteger("page_size", mcpgo.Min(1), mcpgo.Max(float64(max)), mcpgo.DefaultNumber(float64(def)),
+		mcpgo.Description(fmt.Sprintf("Items per page, 1 to %d; default %d. A value out of range is an error, not clamped.", max, def)))
+}
+
+// --- messages ---
+
+func (a *accountTools) listMessages() server.ServerTool {
+	opts := append(readOnly("List messages"),
+		mcpgo.WithString("origin", mcpgo.Enum(answerdesk.Origins...),
+			mcpgo.Description("Only messages that came in on this channel: "+strings.Join(answerdesk.Origins, ", ")+" (any case).")),
+		mcpgo.WithString("status", mcpgo.Enum(answerdesk.Statuses...),
+			mcpgo.Description("Only messages with this status: new (taken), delivered (reached an on-call contact) or acknowledged.")),
+		mcpgo.WithString("start_date", datePattern,
+			mcpgo.Description("Only messages created on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.")),
+		mcpgo.WithString("end_date", datePattern,
+			mcpgo.Description("Only messages created on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.")),
+		mcpgo.WithBoolean("read", mcpgo.Description("true for read messages only, false for unread messages only; leave it out for both.")),
+		pageArg,
+		pageSizeArg(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize),
+		accountOutput[pageOf[answerdesk.Message]]("The page's messages, newest first (created_at, then id)."))
+	tool := toolDef("list_messages",
+		"List the messages taken for your accounts, newest first, one page at a time, as GET /api/v2/messages: filter by origin (channel), status, a range of days, and read or unread. "+
+			"Returns the messages with every field (caller, content, status, answers, timestamps) and meta with the page, page_size, total and total_pages. Needs the messages:read scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("list_messages",
+		[]string{"origin", "status", "start_date", "end_date", "read", "page", "page_size"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			f := answerdesk.MessageFilter{
+				Origin: p.str("origin"), Status: p.str("status"),
+				StartDate: p.str("start_date"), EndDate: p.str("end_date"),
+				Read: p.bool("read"), Page: p.int("page"), PageSize: p.int("page_size"),
+			}
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			q, err := f.Validate()
+			if err != nil {
+				return nil, err
+			}
+			list, meta, err := a.svc.Messages.FindMessages(ctx, c, q)
+			if err != nil {
+				return nil, err
+			}
+			return listBody{Data: list, Meta: meta}, nil
+		})}
+}
+
+func (a *accountTools) getRecentMessages() server.ServerTool {
+	opts := append(readOnly("Recent messages"),
+		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(answerdesk.MaxRecentLimit), mcpgo.DefaultNumber(answerdesk.DefaultRecentLimit),
+			mcpgo.Description(fmt.Sprintf("How many messages, 1 to %d; default %d.", answerdesk.MaxRecentLimit, answerdesk.DefaultRecentLimit))),
+		accountOutput[allOf[answerdesk.Message]]("The newest messages, newest first."))
+	tool := toolDef("get_recent_messages",
+		"Get the newest messages taken for your accounts, newest first, as GET /api/v2/messages/recents. "+
+			"Use it to see what came in lately; use list_messages to filter or page. Needs the messages:read scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("get_recent_messages", []string{"limit"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			raw := p.int("limit")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			limit, err := answerdesk.CheckRecentLimit(raw)
+			if err != nil {
+				return nil, err
+			}
+			list, err := a.svc.Messages.RecentMessages(ctx, c, limit)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: list}, nil
+		})}
+}
+
+// messageTool is a tool that takes a message id and calls one message service method.
+func (a *accountTools) messageTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
+	opts = append(opts, messageIDArg)
+	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			id := p.id("id")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			v, err := do(ctx, c, id)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: v}, nil
+		})}
+}
+
+func (a *accountTools) getMessage() server.ServerTool {
+	return a.messageTool("get_message",
+		"Get one message by its integer id or its uuid, with every field, as GET /api/v2/messages/{id}. "+
+			"A message of an account you cannot see is not found. Needs the messages:read scope.",
+		append(readOnly("Get a message"), accountOutput[oneOf[answerdesk.Message]]("The message.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Messages.FindMessage(ctx, c, id)
+		})
+}
+
+func (a *accountTools) getMessageCallRecording() server.ServerTool {
+	return a.messageTool("get_message_call_recording",
+		"Get the recording of a message's call, as GET /api/v2/messages/{id}/call-recording: the call detail record and a signed audio URL (valid 15 minutes). "+
+			"Not found when the message did not come from a recorded call. Needs the messages:read and recordings:read scopes.",
+		append(readOnly("Recording of a message's call"), accountOutput[oneOf[answerdesk.CallRecording]]("The recording of the message's call.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Recordings.FindMessageCallRecording(ctx, c, id)
+		})
+}
+
+// messageStringArgs describes the optional string fields of create_message.
+var messageStringArgs = map[string]string{
+	"phone_number":          "The caller's phone number.",
+	"extension":             "The caller's phone extension.",
+	"caller_id":             "The caller ID the call came from.",
+	"first_name":            "The caller's first name.",
+	"last_name":             "The caller's last name.",
+	"company_name":          "The caller's company.",
+	"ivr":                   "The IVR option the caller chose.",
+	"phone":                 "A phone number to call back.",
+	"email":                 "The caller's email address.",
+	"call_ref_id":           "Your reference of the call.",
+	"note":                  "A note for whoever reads the message.",
+	"address":               "The caller's street address.",
+	"address2":              "The second line of the caller's address.",
+	"city":                  "The caller's city.",
+	"state":                 "The caller's state or region.",
+	"zip":                   "The caller's postal code.",
+	"how_you_hear_about_us": "How the caller heard of the business.",
+	"alt_phone":             "Another phone number of the caller.",
+	"receiver_name":         "Who the message is for.",
+	"non_message_type":      "When the contact was not a real message: " + strings.Join(answerdesk.NonMessageTypes, ", ") + ".",
+	"email_subject":         "The subject, for a message that came in by email.",
+	"disposition":           "How the contact was closed.",
+}
+
+func (a *accountTools) createMessage() server.ServerTool {
+	known := []string{"content", "account_number", "origin", "from_ai_assistant", "is_emergency", "escalation_level_id", "answers"}
+	opts := append(writes("Create a message", false),
+		mcpgo.WithString("content", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(answerdesk.MaxContentLength),
+			mcpgo.Description("The message itself, e.g. \"Mrs. Diaz called about a leaking water heater; please call back today.\"")),
+		mcpgo.WithString("account_number", mcpgo.MaxLength(64),
+			mcpgo.Description("The number of the account the message is for, e.g. 1001. Required unless you are a member of exactly one account.")),
+		mcpgo.WithString("origin", mcpgo.Enum(answerdesk.Origins...),
+			mcpgo.Description("The channel the message came in on; default API (AI_CALL when from_ai_assistant is true).")),
+		mcpgo.WithBoolean("from_ai_assistant", mcpgo.Description("true when an AI assistant took the message; origin then defaults to AI_CALL.")),
+		mcpgo.WithBoolean("is_emergency", mcpgo.Description("true for an emergency; default false.")),
+		mcpgo.WithInteger("escalation_level_id", mcpgo.Min(1), mcpgo.Description("The escalation level to deliver the message to first; default the account's first level.")),
+		mcpgo.WithObject("answers", mcpgo.AdditionalProperties(true),
+			mcpgo.Description(fmt.Sprintf("The script's answers: question name to answer, e.g. {\"issue\": \"leak\"}. At most %d questions.", answerdesk.MaxAnswers))),
+	)
+	for _, name := range answerdesk.MessageStringFields() {
+		po := []mcpgo.PropertyOption{mcpgo.MaxLength(answerdesk.MaxStringLength), mcpgo.Description(messageStringArgs[name])}
+		if name == "non_message_type" {
+			po = append(po, mcpgo.Enum(answerdesk.NonMessageTypes...))
+		}
+		opts = append(opts, mcpgo.WithString(name, po...))
+		known = append(known, name)
+	}
+	opts = append(opts, accountOutput[oneOf[answerdesk.Message]]("The new message (status new)."))
+	tool := toolDef("create_message",
+		"Take a new message on one of your accounts, as POST /api/v2/messages: content is required, the other fields describe the caller. "+
+			"The message is stored with status new and delivered to the account's on-call contacts at once. Every call creates a new message. Needs the messages:write scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("create_message", known,
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			req, err := answerdesk.ParseMessageCreate(p.body())
+			if err != nil {
+				return nil, err
+			}
+			m, err := a.svc.Messages.CreateMessage(ctx, c, req)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: m}, nil
+		})}
+}
+
+func (a *accountTools) acknowledgeMessage() server.ServerTool {
+	return a.messageTool("acknowledge_message",
+		"Acknowledge a message, as PATCH /api/v2/messages/{id}/acknowledge: its status becomes acknowledged, acknowledged_at is set, and its escalation to further on-call contacts stops. "+
+			"Acknowledging again changes nothing. Needs the messages:write scope.",
+		append(writes("Acknowledge a message", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Messages.AcknowledgeMessage(ctx, c, id)
+		})
+}
+
+func (a *accountTools) markMessageRead() server.ServerTool {
+	return a.messageTool("mark_message_read",
+		"Mark a message read (read: true), as PATCH /api/v2/messages/{id}/mark-as-read. Marking a read message read changes nothing. Needs the messages:write scope.",
+		append(writes("Mark a message read", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Messages.SetMessageRead(ctx, c, id, true)
+		})
+}
+
+func (a *accountTools) markMessageUnread() server.ServerTool {
+	return a.messageTool("mark_message_unread",
+		"Mark a message unread (read: false), as PATCH /api/v2/messages/{id}/mark-as-unread. Marking an unread message unread changes nothing. Needs the messages:write scope.",
+		append(writes("Mark a message unread", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Messages.SetMessageRead(ctx, c, id, false)
+		})
+}
+
+// --- call recordings ---
+
+func (a *accountTools) listCallRecordings() server.ServerTool {
+	opts := append(readOnly("List call recordings"),
+		mcpgo.WithString("account_id", mcpgo.Pattern(`^[0-9]+$`),
+			mcpgo.Description("Only recordings of this account, by its integer id (the account_id of a message), e.g. \"1\".")),
+		mcpgo.WithString("skill_name", mcpgo.MaxLength(answerdesk.MaxStringLength),
+			mcpgo.Description("Only recordings of calls answered under this skill (the cdr's skill_name), exact match.")),
+		mcpgo.WithString("from_date", datePattern,
+			mcpgo.Description("Only calls started on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.")),
+		mcpgo.WithString("to_date", datePattern,
+			mcpgo.Description("Only calls started on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.")),
+		mcpgo.WithBoolean("sample", mcpgo.DefaultBool(false),
+			mcpgo.Description("true for up to page_size recordings drawn at random from the filtered set instead of a page (meta then has no total_pages); default false.")),
+		pageArg,
+		pageSizeArg(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize),
+		accountOutput[pageOf[answerdesk.CallRecording]]("The page's recordings, newest first (started_at, then id), each with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention."))
+	tool := toolDef("list_call_recordings",
+		"List the call recordings of your accounts, newest first, one page at a time, as GET /api/v2/call-recordings: filter by account, skill and a range of days, or draw a random sample. "+
+			"Each recording has the call's detail record (times, durations, agent, skill) and a signed audio URL. "+recordingScope, opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("list_call_recordings",
+		[]string{"account_id", "skill_name", "from_date", "to_date", "sample", "page", "page_size"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			f := answerdesk.RecordingFilter{
+				SkillName: p.str("skill_name"),
+				FromDate: p.str("from_date"), ToDate: p.str("to_date"),
+				Page: p.int("page"), PageSize: p.int("page_size"),
+			}
+			f.AccountID, _ = p.optID("account_id") // a string, as in the query, or an integer
+			if b := p.bool("sample"); b != nil {
+				f.Sample = *b
+			}
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			q, err := f.Validate()
+			if err != nil {
+				return nil, err
+			}
+			list, meta, err := a.svc.Recordings.FindCallRecordings(ctx, c, q)
+			if err != nil {
+				return nil, err
+			}
+			return listBody{Data: list, Meta: meta}, nil
+		})}
+}
+
+func (a *accountTools) getCallRecording() server.ServerTool {
+	opts := append(readOnly("Get a call recording"),
+		mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
+		accountOutput[oneOf[answerdesk.CallRecording]]("The recording with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention."))
+	tool := toolDef("get_call_recording",
+		"Get one call recording by id, as GET /api/v2/call-recordings/{id}: the call detail record and a signed audio URL valid 15 minutes. "+
+			"A recording of an account you cannot see is not found. "+recordingScope, opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("get_call_recording", []string{"id"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			id := p.id("id")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			r, err := a.svc.Recordings.FindCallRecording(ctx, c, id)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: r}, nil
+		})}
+}
+
+// --- To Dos ---
+
+func (a *accountTools) listToDos() server.ServerTool {
+	opts := append(readOnly("List To Dos"),
+		pageArg,
+		pageSizeArg(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize),
+		accountOutput[pageOf[answerdesk.ToDo]]("The page's To Dos, newest first, each with its schedule (next_occurrence, previous_occurrence) and last_delivery."))
+	tool := toolDef("list_to_dos",
+		"List the To Dos (scheduled texts, emails and calls) of your accounts, newest first, one page at a time, as GET /api/v2/to-dos. "+
+			"Each has its delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_dos", []string{"page", "page_size"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			page, size := p.int("page"), p.int("page_size")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			pg := answerdesk.CheckPaging(&p.v, page, size, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			list, meta, err := a.svc.ToDos.FindToDos(ctx, c, pg)
+			if err != nil {
+				return nil, err
+			}
+			return listBody{Data: list, Meta: meta}, nil
+		})}
+}
+
+func (a *accountTools) createToDo() server.ServerTool {
+	opts := append(writes("Create a To Do", false),
+		mcpgo.WithString("account_number", mcpgo.Required(), mcpgo.MaxLength(64),
+			mcpgo.Description("The number of the account the To Do runs for, e.g. 1001; you must be a member of it.")),
+		mcpgo.WithString("delivery_type", mcpgo.Required(), mcpgo.Enum(answerdesk.DeliveryTypes...),
+			mcpgo.Description("How to deliver it: sms (needs from, contact, message_text), email (needs contact, message_text, from_email), call (needs instructions: an agent calls), ai_outbound_call (needs contact, instructions; only where the server enables it).")),
+		mcpgo.WithObject("schedule", mcpgo.Required(), mcpgo.AdditionalProperties(false),
+			mcpgo.Description(`When to deliver it, in the account's time zone: {"rule": "immediately"}; {"rule": "today", "times": ["09:30", "17:00"]} (times still ahead today); or recurring, without rule: {"frequency": "weekly", "interval": 1, "days": ["monday", "wednesday"], "times": ["09:30"]}.`),
+			mcpgo.Properties(map[string]any{
+				"rule": map[string]any{"type": "string", "enum": []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
+					"description": "immediately (due now) or today (once at each of times today); leave it out for a recurring schedule."},
+				"times": map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": `^[0-2][0-9]:[0-5][0-9]$`},
+					"description": "Times of day HH:MM (24-hour) in the account's time zone, e.g. [\"09:30\"]; required unless rule is immediately."},
+				"frequency": map[string]any{"type": "string", "enum": []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
+					"description": "Recurring schedules only: daily, weekly or monthly."},
+				"interval": map[string]any{"type": "integer", "minimum": 1, "maximum": 1000,
+					"description": "Recurring schedules only: every interval days, weeks or months; default 1."},
+				"days": map[string]any{"type": "array", "items": map[string]any{"type": []string{"string", "integer"}},
+					"description": "Weekly: weekday names (monday ... sunday); monthly: days of the month 1 to 31; not for daily."},
+			})),
+		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A name for the To Do; default its creation time.")),
+		mcpgo.WithString("contact", mcpgo.MaxLength(320),
+			mcpgo.Description("Who receives it: a phone number (e.g. +15555550123) for sms and ai_outbound_call, an email address for email.")),
+		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
+			mcpgo.Description(fmt.Sprintf("The text of an sms (at most %d characters) or the body of an email.", answerdesk.MaxSMSLength))),
+		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength),
+			mcpgo.Description("For call and ai_outbound_call: what the agent or AI assistant says or does.")),
+		mcpgo.WithString("from", mcpgo.MaxLength(32),
+			mcpgo.Description("For sms: an SMS-enabled number of the account to send from, e.g. +15550101001 (a leading +1 is stripped).")),
+		mcpgo.WithString("from_email", mcpgo.MaxLength(320),
+			mcpgo.Description("For email: the sender address; its domain must be an authenticated sending domain of the account, and it must not be blacklisted.")),
+		mcpgo.WithString("sender_name", mcpgo.MaxLength(200), mcpgo.Description("For email: the sender's display name.")),
+		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("For email: the subject line.")),
+		accountOutput[oneOf[answerdesk.ToDo]]("The new To Do with its schedule (next_occurrence is when it is delivered first)."))
+	tool := toolDef("create_to_do",
+		"Schedule a To Do on one of your accounts, as POST /api/v2/to-dos: an sms, email, call or AI outbound call, delivered now, today at given times, or on a recurring schedule. "+
+			"The arguments are the API's flat body; every bad field is reported at once. Every call creates a new To Do. Needs the todos:write scope.", opts...)
+	known := []string{"account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
+	return server.ServerTool{Tool: tool, Handler: a.handler("create_to_do", known,
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			req, err := answerdesk.ParseToDoCreate(p.body())
+			if err != nil {
+				return nil, err
+			}
+			t, err := a.svc.ToDos.CreateToDo(ctx, c, req)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: t}, nil
+		})}
+}
