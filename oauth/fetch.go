@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +18,11 @@ import (
 // A client_id URL is chosen by whoever starts an authorization, so without the guard anyone
 // could make the server fetch from its own network.
 func NewMetadataClient(allowPrivate bool) *http.Client {
+	return metadataClient(allowPrivate, nil)
+}
+
+// metadataClient is NewMetadataClient trusting roots (nil: the system's), for tests.
+func metadataClient(allowPrivate bool, roots *x509.CertPool) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second}
 	if !allowPrivate {
 		g := ssrf.New(ssrf.WithPorts(443))
@@ -32,7 +38,7 @@ func NewMetadataClient(allowPrivate bool) *http.Client {
 		Transport: &http.Transport{
 			Proxy:                  nil,
 			DialContext:            dialer.DialContext,
-			TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+			TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots},
 			TLSHandshakeTimeout:    5 * time.Second,
 			ResponseHeaderTimeout:  5 * time.Second,
 			MaxResponseHeaderBytes: 16 << 10,

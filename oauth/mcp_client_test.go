@@ -1,0 +1,176 @@
+package oauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/answerdesk/answerdesk/internal/testapp"
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/oauth2"
+)
+
+// connectByURL is what an MCP client does given only the account server's URL: it is
+// refused with 401, discovers the protected resource and authorization server metadata,
+// registers itself (RFC 7591), sends the person to sign in and consent, exchanges the code
+// with its PKCE verifier, and connects with the token. mcp-go's own OAuth client does every
+// step; the test plays the person at the browser.
+func connectByURL(t *testing.T, app *testapp.App, email string, scopes ...string) *client.Client {
+	t.Helper()
+	ctx := context.Background()
+	redirect := "http://127.0.0.1:" + loopbackPort(t) + "/oauth/callback"
+	c, err := client.NewOAuthStreamableHttpClient(app.Server.URL+"/mcp/account", client.OAuthConfig{
+		RedirectURI: redirect, Scopes: scopes, TokenStore: client.NewMemoryTokenStore(), PKCEEnabled: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "oauth-test-client", Version: "1"}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	_, err = c.Initialize(ctx, init)
+	if !client.IsOAuthAuthorizationRequiredError(err) {
+		t.Fatalf("initialize without a token: %v, want an authorization-required error", err)
+	}
+	h := client.GetOAuthHandler(err)
+	if err := h.RegisterClient(ctx, "MCP Test Client"); err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	verifier, err := client.GenerateCodeVerifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, _ := client.GenerateState()
+	authURL, err := h.GetAuthorizationURL(ctx, state, client.GenerateCodeChallenge(verifier))
+	if err != nil {
+		t.Fatalf("authorization URL: %v", err)
+	}
+	if !strings.Contains(authURL, "resource=") {
+		t.Errorf("the client sent no resource indicator: %s", authURL)
+	}
+	b := newBrowser(t, app)
+	p := b.signIn(b.get(authURL), email, "test-password")
+	q := callback(t, b.decide(p, "allow"), redirect)
+	if q.Get("iss") != app.Server.URL {
+		t.Errorf("iss = %q", q.Get("iss"))
+	}
+	if err := h.ProcessAuthorizationResponse(ctx, q.Get("code"), q.Get("state"), verifier); err != nil {
+		t.Fatalf("token exchange: %v", err)
+	}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize with the token: %v", err)
+	}
+	return c
+}
+
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcpgo.CallToolResult, string) {
+	t.Helper()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcpgo.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return res, text.String()
+}
+
+func TestMCPClientByURLAlone(t *testing.T) {
+	app := newApp(t)
+	mine := app.CreateMessage(t, app.Alice, testapp.Start.Add(-time.Hour), map[string]any{"content": "Call back about the leaking boiler"})
+	theirs := app.CreateMessage(t, app.Bob, testapp.Start.Add(-time.Hour), map[string]any{"content": "Birch Dental private message"})
+
+	c := connectByURL(t, app, app.Alice.Email)
+
+	tools, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil || len(tools.Tools) != 12 {
+		t.Fatalf("tools/list: %v, %d tools", err, len(tools.Tools))
+	}
+
+	res, text := callTool(t, c, "list_messages", map[string]any{})
+	if res.IsError || !strings.Contains(text, "leaking boiler") || strings.Contains(text, "Birch Dental private") {
+		t.Errorf("list_messages: error %v, %s", res.IsError, text)
+	}
+	res, text = callTool(t, c, "get_message", map[string]any{"id": theirs.ID})
+	if !res.IsError || !strings.Contains(text, "no message") {
+		t.Errorf("another account's message: error %v, %s; want not found", res.IsError, text)
+	}
+	if res, _ := callTool(t, c, "acknowledge_message", map[string]any{"id": mine.ID}); res.IsError {
+		t.Error("acknowledge_message failed")
+	}
+
+	res, text = callTool(t, c, "create_to_do", map[string]any{
+		"account_number": "1001", "delivery_type": "email", "from_email": "office@acme.example", "contact": "pat@example.com",
+		"subject": "Boiler", "message_text": "We will call you back today.", "schedule": map[string]any{"rule": "immediately"},
+	})
+	if res.IsError {
+		t.Fatalf("create_to_do: %s", text)
+	}
+	var created struct {
+		Data struct {
+			ID int64 `json:"id"`
+		} `json:"data"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &created); err != nil || created.Data.ID == 0 {
+		t.Fatalf("create_to_do result %s", raw)
+	}
+	resp := app.Do(t, http.MethodGet, "/api/v2/to-dos/"+strconv.FormatInt(created.Data.ID, 10), app.Alice.Token, nil)
+	if resp.Status != http.StatusOK {
+		t.Errorf("the To Do is not visible through the customer API: %d", resp.Status)
+	}
+}
+
+func TestMCPScopes(t *testing.T) {
+	app := newApp(t)
+	c := connectByURL(t, app, app.Alice.Email, "messages:read")
+	if res, text := callTool(t, c, "list_messages", map[string]any{}); res.IsError {
+		t.Errorf("list_messages with messages:read: %s", text)
+	}
+	for tool, scope := range map[string]string{"list_to_dos": "todos:read", "list_call_recordings": "recordings:read"} {
+		res, text := callTool(t, c, tool, map[string]any{})
+		if !res.IsError || !strings.Contains(text, scope) {
+			t.Errorf("%s without %s: error %v, %q; want a tool error naming the scope", tool, scope, res.IsError, text)
+		}
+	}
+	res, text := callTool(t, c, "create_message", map[string]any{"content": "x"})
+	if !res.IsError || !strings.Contains(text, "messages:write") {
+		t.Errorf("create_message without messages:write: %q", text)
+	}
+}
+
+func TestRevokedGrantIsRefused(t *testing.T) {
+	app := newApp(t)
+	cfg := publicClient(t, app)
+	tok := tokenFor(t, app, cfg, app.Alice.Email)
+	grants, err := app.OAuth.Store.ListGrants(context.Background(), app.Alice.ID)
+	if err != nil || len(grants) != 1 || grants[0].ClientName != "Test Assistant" {
+		t.Fatalf("grants = %v, %v", grants, err)
+	}
+	if err := app.OAuth.Store.RevokeGrant(context.Background(), app.Bob.ID, grants[0].ID); err == nil {
+		t.Fatal("Bob revoked Alice's grant")
+	}
+	if err := app.OAuth.Store.RevokeGrant(context.Background(), app.Alice.ID, grants[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := bearerStatus(t, app, tok.AccessToken); status != http.StatusUnauthorized {
+		t.Errorf("access token of a revoked grant: %d", status)
+	}
+	_, err = cfg.TokenSource(context.Background(), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	assertOAuthError(t, err, "invalid_grant")
+}
