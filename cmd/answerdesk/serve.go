@@ -223,6 +223,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		BaseURL:       cfg.baseURL,
 		Logger:        logger,
 	}
+	acfg := mcfg
+	acfg.Authenticate = srv.RequireBearer("/mcp/account")
+	mcpHandlers["/mcp/account"] = mcp.Handler(mcp.NewAccountServer(acfg,
+		mcp.AccountServices{Messages: messages, Recordings: recordings, ToDos: toDos}), "/mcp/account", acfg)
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -356,7 +360,9 @@ answerdesk demo is ready at %[1]s
   MCP servers (Streamable HTTP):
     %[1]s/mcp/public
     %[1]s/mcp/docs
-    %[1]s/mcp/account   (not yet served: OAuth 2.1 comes next)
+    %[1]s/mcp/account   (OAuth 2.1: sign in with a demo user, or send the API token)
+
+  Application keys (create and revoke API tokens): %[1]s/settings/keys
 
 `, baseURL, d.Token, d.AdminToken, d.Password)
 }
