@@ -27,6 +27,33 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# Debian's Chromium, for the browser test of the keys page (rest/keys_browser_test.go):
+# installed with apt when missing, through sudo when not root. "make test" tries it first
+# and goes on without it: the browser test then skips (or fails when CI=true).
+CHROMIUM := /usr/bin/chromium
+.PHONY: chromium chromium-optional
+chromium:
+	@test -x $(CHROMIUM) || { \
+		sudo=; if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi; \
+		echo "$(CHROMIUM) is missing: installing Debian's chromium with apt-get"; \
+		$$sudo apt-get update && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	}
+	@test -x $(CHROMIUM) || { echo "chromium: $(CHROMIUM) is still missing"; exit 1; }
+
+chromium-optional:
+	@$(MAKE) --no-print-directory chromium || { \
+		echo ""; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!!! WARNING: could not install chromium. The browser test of the keys page  !!!"; \
+		echo "!!! (rest/keys_browser_test.go) will be SKIPPED (it fails when CI=true).     !!!"; \
+		echo "!!! Install it with: make chromium, or apt-get install chromium.             !!!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo ""; \
+	}
+
+test: chromium-optional
+
 # Benchmarks: in-process (go test -bench) and HTTP load against a running server.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
