@@ -602,7 +602,8 @@ func (a *accountTools) listToDos() server.ServerTool {
 }
 
 func (a *accountTools) createToDo() server.ServerTool {
-	opts := append(writes("Create a To Do", false),
+	// Open world: a To Do sends SMS, email and calls to people outside answerdesk.
+	opts := append(writes("Create a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true),
 		mcpgo.WithString("account_number", mcpgo.Required(), mcpgo.MaxLength(64),
 			mcpgo.Description("The number of the account the To Do runs for, e.g. 1001; you must be a member of it.")),
 		mcpgo.WithString("delivery_type", mcpgo.Required(), mcpgo.Enum(answerdesk.DeliveryTypes...),
@@ -641,6 +642,11 @@ func (a *accountTools) createToDo() server.ServerTool {
 	known := []string{"account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
 	return server.ServerTool{Tool: tool, Handler: a.handler("create_to_do", known,
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			// Account numbers are digits, and some clients (the MCP Inspector CLI) send
+			// 1001 for "1001": take a whole number as its decimal string.
+			if n, ok := p.m["account_number"].(float64); ok && n == math.Trunc(n) && n >= 0 && n < 1e15 {
+				p.m["account_number"] = strconv.FormatInt(int64(n), 10)
+			}
 			req, err := answerdesk.ParseToDoCreate(p.body())
 			if err != nil {
 				return nil, err
