@@ -246,7 +246,7 @@ type (
 		Data []T `json:"data"`
 	}
 	pageOf[T any] struct {
-		Data []T                `json:"data"`
+		Data []T                 `json:"data"`
 		Meta answerdesk.PageMeta `json:"meta"`
 	}
 )
@@ -530,7 +530,7 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.RecordingFilter{
 				SkillName: p.str("skill_name"),
-				FromDate: p.str("from_date"), ToDate: p.str("to_date"),
+				FromDate:  p.str("from_date"), ToDate: p.str("to_date"),
 				Page: p.int("page"), PageSize: p.int("page_size"),
 			}
 			f.AccountID, _ = p.optID("account_id") // a string, as in the query, or an integer
