@@ -57,7 +57,7 @@ var defaultHints = map[string]string{
 	"feature_unavailable": "This feature is not enabled on this server.",
 	"processing_error":    "Send a well-formed JSON object with Content-Type: application/json.",
 	"not_found":           "Check the id; resources of accounts you cannot see are not found either.",
-	"unauthorized":        "Send Authorization: Bearer <token>; create a token with: answerdesk token create --user EMAIL.",
+	"unauthorized":        "Send Authorization: Bearer <token>; create a token at /settings/keys, or with: answerdesk token create --user EMAIL.",
 	"forbidden":           "Your credentials do not allow this request.",
 	"conflict":            "The resource changed or already exists; fetch it and try again.",
 	codeInternal:          "Try again later; if it persists, contact support with the X-Request-Id header.",

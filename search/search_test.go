@@ -554,8 +554,8 @@ func TestBM25(t *testing.T) {
 }
 
 // TestEmbeddedContent builds the index over the shipped content (while it is being
-// written, a load error skips) within the start-up budget, and checks the passage anchors
-// are the rendered pages' heading ids.
+// written, a load error skips) and checks the passage anchors are the rendered pages'
+// heading ids. The start-up budget is BenchmarkBuild's to measure, not a timed test's.
 func TestEmbeddedContent(t *testing.T) {
 	site, err := content.Load(content.Embedded())
 	if err != nil {
@@ -568,9 +568,6 @@ func TestEmbeddedContent(t *testing.T) {
 	}
 	defer ix.Close()
 	t.Logf("%d pages, %d passages: built in %v", len(site.Pages), len(ix.byID), time.Since(start))
-	if d := time.Since(start); d > time.Second && !raceEnabled {
-		t.Errorf("build took %v, budget 1s", d)
-	}
 	for url := range ix.byID {
 		path, anchor, ok := strings.Cut(url, "#")
 		page, _ := site.Page(path)
