@@ -177,3 +177,9 @@ var ScopeDescriptions = map[string]string{
 	ScopeTodosRead:      "Read your To Dos",
 	ScopeTodosWrite:     "Create To Dos (scheduled SMS, emails and calls)",
 }
+
+// ExpiredPurger deletes what has expired: authorization codes, OAuth tokens, grants left
+// without tokens, and web sessions.
+type ExpiredPurger interface {
+	PurgeExpired(ctx context.Context, now time.Time) (int64, error)
+}

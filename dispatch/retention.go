@@ -25,6 +25,8 @@ type Retention struct {
 	Interval time.Duration
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// Expired, when set, also deletes expired OAuth codes, tokens and sign-in sessions.
+	Expired answerdesk.ExpiredPurger
 }
 
 // RunOnce enforces the retention now.
@@ -36,6 +38,15 @@ func (r *Retention) RunOnce(ctx context.Context) error {
 	}
 	if audio > 0 || rows > 0 {
 		r.Logger.InfoContext(ctx, "retention", "audio_removed", audio, "recordings_removed", rows)
+	}
+	if r.Expired != nil {
+		n, err := r.Expired.PurgeExpired(ctx, now)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			r.Logger.InfoContext(ctx, "retention", "expired_credentials_removed", n)
+		}
 	}
 	return nil
 }

@@ -174,3 +174,34 @@ func TestRevokedGrantIsRefused(t *testing.T) {
 	_, err = cfg.TokenSource(context.Background(), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
 	assertOAuthError(t, err, "invalid_grant")
 }
+
+func TestPurgeExpired(t *testing.T) {
+	app := newApp(t)
+	cfg := publicClient(t, app)
+	tok := tokenFor(t, app, cfg, app.Alice.Email)
+	store := app.OAuth.Store.(interface {
+		PurgeExpired(context.Context, time.Time) (int64, error)
+	})
+	ctx := context.Background()
+
+	// Two hours on: the access token is gone, the refresh token and the grant are not.
+	n, err := store.PurgeExpired(ctx, testapp.Start.Add(2*time.Hour))
+	if err != nil || n < 2 { // the code and the access token (sessions live 12 hours)
+		t.Fatalf("purged %d, %v", n, err)
+	}
+	app.Clock.Advance(2 * time.Hour)
+	defer app.Clock.Set(testapp.Start)
+	refreshed, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		t.Fatalf("refresh after the purge: %v", err)
+	}
+	// Past the refresh token's 30 days, nothing of the grant is left.
+	if _, err := store.PurgeExpired(ctx, testapp.Start.Add(40*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if grants, _ := app.OAuth.Store.ListGrants(ctx, 0); len(grants) != 0 {
+		t.Errorf("grants left: %d", len(grants))
+	}
+	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshed.RefreshToken}).Token()
+	assertOAuthError(t, err, "invalid_grant")
+}

@@ -454,3 +454,26 @@ func (s *SessionStore) DeleteSession(ctx context.Context, plain string) error {
 	}
 	return nil
 }
+
+// PurgeExpired deletes expired codes, tokens and sessions, and grants with no token left.
+// A rotated refresh token is kept until it expires, so its reuse is still recognised.
+func (s *OAuthStore) PurgeExpired(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM oauth_codes WHERE expires_at < ?`,
+			`DELETE FROM oauth_tokens WHERE expires_at < ?`,
+			`DELETE FROM oauth_grants WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = oauth_grants.id)`,
+			`DELETE FROM web_sessions WHERE expires_at < ?`,
+		} {
+			res, err := tx.ExecContext(ctx, q, now.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("purge expired: %w", err)
+			}
+			k, _ := res.RowsAffected()
+			n += k
+		}
+		return nil
+	})
+	return n, err
+}

@@ -239,7 +239,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var workers sync.WaitGroup
 	retention := &dispatch.Retention{Service: recordings, AudioAge: cfg.audioRetention, RowAge: cfg.recordingRetention,
-		Interval: time.Hour, Now: time.Now, Logger: logger}
+		Interval: time.Hour, Now: time.Now, Logger: logger, Expired: oauthStore}
 	workers.Go(func() { retention.Run(workCtx) })
 	workers.Go(func() { scheduler.Run(workCtx) })
 	workers.Go(func() { dispatcher.Run(workCtx) })
