@@ -1,8 +1,12 @@
 package rest
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -104,13 +108,41 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, sess *answer
 	}
 }
 
-func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) {
-	if sess := s.signedIn(w, r); sess != nil {
-		s.renderKeys(w, r, sess, http.StatusOK, keysView{})
-	}
+// newTokenCookie carries a just-created token from the form's POST to the page it redirects
+// to (post/redirect/get: reloading the page must not create another token). It lives a
+// minute, only on /settings/keys, and is cleared by the page that shows it.
+const newTokenCookie = "answerdesk_new_token"
+
+func (s *Server) setNewTokenCookie(w http.ResponseWriter, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: newTokenCookie, Value: value, Path: "/settings/keys", MaxAge: maxAge,
+		HttpOnly: true, Secure: strings.HasPrefix(s.BaseURL, "https://"), SameSite: http.SameSiteStrictMode})
 }
 
-// createKey makes a token and shows it once, on the page the form answers with.
+// newTokenMAC binds a new-token cookie to the session, keyed by its CSRF secret.
+func newTokenMAC(sess *answerdesk.Session, token, name string) string {
+	h := hmac.New(sha256.New, []byte(sess.CSRF))
+	fmt.Fprintf(h, "new-token:%d:%s:%s", sess.UserID, token, name)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) {
+	sess := s.signedIn(w, r)
+	if sess == nil {
+		return
+	}
+	var v keysView
+	if c, err := r.Cookie(newTokenCookie); err == nil {
+		s.setNewTokenCookie(w, "", -1)
+		// Only a value this session made is shown: a cookie planted by someone else (a
+		// sibling subdomain can set cookies) must not hand the user a token of theirs.
+		if q, err := url.ParseQuery(c.Value); err == nil && hmac.Equal([]byte(q.Get("mac")), []byte(newTokenMAC(sess, q.Get("token"), q.Get("name")))) {
+			v.NewToken, v.NewName = q.Get("token"), q.Get("name")
+		}
+	}
+	s.renderKeys(w, r, sess, http.StatusOK, v)
+}
+
+// createKey makes a token and redirects to the page that shows it once.
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	sess := s.signedIn(w, r)
 	if sess == nil {
@@ -126,7 +158,8 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.Logger.InfoContext(r.Context(), "api token created", "user_id", sess.UserID, "token_id", t.ID)
-	s.renderKeys(w, r, sess, http.StatusCreated, keysView{NewToken: plain, NewName: t.Name})
+	s.setNewTokenCookie(w, url.Values{"token": {plain}, "name": {t.Name}, "mac": {newTokenMAC(sess, plain, t.Name)}}.Encode(), 60)
+	http.Redirect(w, r, "/settings/keys", http.StatusSeeOther)
 }
 
 func fieldMessage(err error, field string) string {

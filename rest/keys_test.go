@@ -89,7 +89,7 @@ func TestKeysPage(t *testing.T) {
 
 	status, body := alice.post("/settings/keys", url.Values{"csrf_token": {alice.csrf()}, "name": {"CRM <sync>"}})
 	m := newToken.FindStringSubmatch(body)
-	if status != http.StatusCreated || m == nil {
+	if status != http.StatusOK || m == nil {
 		t.Fatalf("create: %d, token shown: %v", status, m != nil)
 	}
 	plain := m[1]
@@ -100,9 +100,13 @@ func TestKeysPage(t *testing.T) {
 		t.Fatalf("the new token at /api/v2/messages: %d", r.Status)
 	}
 
+	// Post/redirect/get: a reload shows the list without the token and creates nothing.
 	_, body = alice.get("/settings/keys")
 	if strings.Contains(body, plain) {
 		t.Fatal("the token is shown again after creation")
+	}
+	if n := len(rows(body)); n != 2 { // the fixture's token and this one
+		t.Fatalf("%d tokens listed, want 2", n)
 	}
 	var id string
 	for rid, name := range rows(body) {
@@ -133,6 +137,14 @@ func TestKeysPage(t *testing.T) {
 		_, body := admin.get("/settings/keys")
 		if _, ok := rows(body)[id]; !ok || !strings.Contains(body, `<td data-label="Owner">alice@acme.example</td>`) {
 			t.Errorf("admin view: %v", rows(body))
+		}
+	})
+
+	t.Run("a planted new-token cookie shows nothing", func(t *testing.T) {
+		u, _ := url.Parse(app.Server.URL + "/settings/keys")
+		alice.client.Jar.SetCookies(u, []*http.Cookie{{Name: "answerdesk_new_token", Value: url.Values{"token": {app.Bob.Token}, "name": {"x"}, "mac": {"00"}}.Encode(), Path: "/settings/keys"}})
+		if _, body := alice.get("/settings/keys"); strings.Contains(body, app.Bob.Token) || newToken.MatchString(body) {
+			t.Error("the page showed a token from a cookie it did not set")
 		}
 	})
 
