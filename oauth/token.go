@@ -53,6 +53,21 @@ func parseTokenForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// tokenRequest reads the form of a token or revocation request and authenticates its
+// client; on failure it has answered, and returns nil.
+func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) *answerdesk.OAuthClient {
+	w.Header().Set("Cache-Control", "no-store")
+	if !parseTokenForm(w, r) {
+		return nil
+	}
+	c, err := s.authenticateClient(r)
+	if err != nil {
+		s.clientFailed(w, r, err)
+		return nil
+	}
+	return c
+}
+
 // clientFailed answers a failed client authentication (RFC 6749 §5.2).
 func (s *Server) clientFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.Is(err, errUnknownClient) {
@@ -68,14 +83,9 @@ func (s *Server) clientFailed(w http.ResponseWriter, r *http.Request, err error)
 
 // token is the token endpoint: authorization_code and refresh_token grants.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
-	if !parseTokenForm(w, r) {
-		return
-	}
-	c, err := s.authenticateClient(r)
-	if err != nil {
-		s.clientFailed(w, r, err)
+	c := s.tokenRequest(w, r)
+	if c == nil {
 		return
 	}
 	switch r.PostFormValue("grant_type") {
@@ -183,13 +193,8 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 
 // revoke is the revocation endpoint (RFC 7009).
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	if !parseTokenForm(w, r) {
-		return
-	}
-	c, err := s.authenticateClient(r)
-	if err != nil {
-		s.clientFailed(w, r, err)
+	c := s.tokenRequest(w, r)
+	if c == nil {
 		return
 	}
 	tok := r.PostFormValue("token")

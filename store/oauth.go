@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -294,15 +292,8 @@ func (s *OAuthStore) AuthenticateAccessToken(ctx context.Context, plain string) 
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || revoked != nil || grevoked != nil || now.UnixMilli() >= expires {
 		return nil, unauthorized
 	}
-	if accounts != nil {
-		for _, f := range strings.Split(*accounts, ",") {
-			id, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("parse memberships %q: %w", *accounts, err)
-			}
-			c.AccountIDs = append(c.AccountIDs, id)
-		}
-		slices.Sort(c.AccountIDs)
+	if c.AccountIDs, err = parseAccountIDs(accounts); err != nil {
+		return nil, err
 	}
 	c.Scopes = strings.Fields(scopes)
 	at.Caller = &c

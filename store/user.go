@@ -220,15 +220,8 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 	if subtle.ConstantTimeCompare(stored, hash) != 1 || revokedAt != nil {
 		return nil, unauthorized
 	}
-	if accounts != nil {
-		for _, f := range strings.Split(*accounts, ",") {
-			id, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("parse memberships %q: %w", *accounts, err)
-			}
-			c.AccountIDs = append(c.AccountIDs, id)
-		}
-		slices.Sort(c.AccountIDs)
+	if c.AccountIDs, err = parseAccountIDs(accounts); err != nil {
+		return nil, err
 	}
 	c.Scopes = answerdesk.AllScopes
 	now := s.db.now()
@@ -238,6 +231,23 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 		}
 	}
 	return &c, nil
+}
+
+// parseAccountIDs parses the group_concat of a user's memberships (nil: none), sorted.
+func parseAccountIDs(accounts *string) ([]int64, error) {
+	if accounts == nil {
+		return nil, nil
+	}
+	var ids []int64
+	for _, f := range strings.Split(*accounts, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("parse memberships %q: %w", *accounts, err)
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // memberships returns the ids of the accounts the user is a member of.
