@@ -48,7 +48,7 @@ func (s *Server) parseAuthRequest(r *http.Request, q url.Values) (*authRequest, 
 			}
 		}
 	}
-	c, err := s.client(r.Context(), q.Get("client_id"))
+	c, err := s.client(r, q.Get("client_id"))
 	if errors.Is(err, errUnknownClient) {
 		return nil, &authError{code: "invalid_client", desc: "The application is not registered with answerdesk (unknown client_id)."}
 	}
@@ -125,7 +125,11 @@ func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, redirectUR
 	q.Set("iss", s.Issuer) // RFC 9207: lets the client detect a mix-up of servers
 	u.RawQuery = q.Encode()
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, u.String(), http.StatusFound)
+	status := http.StatusFound
+	if r.Method == http.MethodPost {
+		status = http.StatusSeeOther // RFC 9700 §4.12: a 307 would repost the form to the client
+	}
+	http.Redirect(w, r, u.String(), status)
 }
 
 // authFailed answers a failed authorization request: back to the client when its redirect
@@ -145,19 +149,35 @@ func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 type consentView struct {
-	Title, ClientName, ClientID, RedirectHost, Email, CSRF string
-	Scopes                                                 []string
-	Params                                                 []struct{ Name, Value string }
+	Title, ClientName, Email, CSRF string
+	// Publisher is the host of a client ID metadata document; empty for a client that
+	// registered itself, which answerdesk cannot vouch for.
+	Publisher string
+	// Destination is where the answer goes: the redirect URI's scheme and host, or
+	// "an application on this computer" for a loopback redirect.
+	Destination string
+	Loopback    bool
+	// Mismatch warns that a metadata document sends the answer to another host than its own.
+	Mismatch bool
+	Scopes   []string
+	Params   []struct{ Name, Value string }
 }
 
 // authorize shows the consent page, after sign-in when there is no session.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	sess := s.CurrentSession(r)
 	req, err := s.parseAuthRequest(r, r.URL.Query())
 	if err != nil {
+		// Anyone can register a redirect URI, so a bad request would make this server an
+		// open redirector (RFC 9700 §4.11.1); errors go back to the client automatically only
+		// for a signed-in user, and are shown otherwise.
+		var ae *authError
+		if errors.As(err, &ae) && sess == nil {
+			ae.redirect = false
+		}
 		s.authFailed(w, r, err)
 		return
 	}
-	sess := CurrentSession(r, s.Sessions)
 	if sess == nil {
 		http.Redirect(w, r, loginURL(r), http.StatusFound)
 		return
@@ -167,11 +187,14 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) renderConsent(w http.ResponseWriter, req *authRequest, sess *answerdesk.Session) {
 	v := consentView{Title: "Authorize " + req.client.Name, ClientName: req.client.Name, Email: sess.Email, CSRF: sess.CSRF}
+	redirect, _ := url.Parse(req.redirectURI)
+	v.Destination = redirect.Scheme + "://" + redirect.Host
+	v.Loopback = isLoopback(redirect.Hostname())
 	if req.client.Metadata {
-		v.ClientID = req.client.ID
-	}
-	if u, err := url.Parse(req.redirectURI); err == nil {
-		v.RedirectHost = u.Scheme + "://" + u.Host
+		if u, err := url.Parse(req.client.ID); err == nil {
+			v.Publisher = u.Hostname()
+			v.Mismatch = !v.Loopback && !strings.EqualFold(u.Hostname(), redirect.Hostname())
+		}
 	}
 	for _, sc := range req.scopes {
 		v.Scopes = append(v.Scopes, answerdesk.ScopeDescriptions[sc]+" ("+sc+")")
@@ -191,7 +214,7 @@ func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusBadRequest, "Authorization failed", "The form could not be read.")
 		return
 	}
-	sess := CurrentSession(r, s.Sessions)
+	sess := s.CurrentSession(r)
 	if sess == nil {
 		s.errorPage(w, http.StatusUnauthorized, "Signed out", "Your session ended. Go back to the application and connect again.")
 		return

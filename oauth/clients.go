@@ -108,6 +108,9 @@ func checkRedirectURI(s string) error {
 	if u.Fragment != "" || strings.Contains(s, "#") {
 		return fmt.Errorf("redirect URI %q has a fragment", s)
 	}
+	if !asciiHost(u.Hostname()) {
+		return fmt.Errorf("redirect URI %q: write an internationalised host name as punycode (xn--...)", s)
+	}
 	switch {
 	case u.Scheme == "https":
 		return nil
@@ -147,10 +150,10 @@ func redirectAllowed(registered []string, uri string) bool {
 // register is dynamic client registration (RFC 7591).
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if s.RegisterLimit != nil {
-		d, err := s.RegisterLimit.Take(r.Context(), "register:"+clientAddress(r), 1, s.now())
+		d, err := s.RegisterLimit.Take(r.Context(), "register:"+s.clientAddress(r), 1, s.now())
 		if err == nil && !d.Allowed {
 			w.Header().Set("Retry-After", strconv.Itoa(int(d.Reset.Seconds())+1))
-			oauthError(w, http.StatusTooManyRequests, "slow_down", "too many registrations; try again later")
+			oauthError(w, http.StatusTooManyRequests, "temporarily_unavailable", "too many registrations from this address; try again later")
 			return
 		}
 	}
@@ -212,18 +215,40 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 }
 
 // isMetadataURL reports whether a client_id is a client ID metadata document URL: https
-// with a path.
+// with an ASCII host and a path without dot segments (the draft's client identifier rules).
 func isMetadataURL(clientID string) bool {
 	u, err := url.Parse(clientID)
-	return err == nil && u.Scheme == "https" && u.Host != "" && u.Path != "" && u.Path != "/" && u.Fragment == "" && u.User == nil
+	if err != nil || u.Scheme != "https" || u.Host == "" || !asciiHost(u.Hostname()) || u.Path == "" || u.Path == "/" ||
+		u.Fragment != "" || u.User != nil || strings.Contains(clientID, "#") {
+		return false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiHost reports whether a host name is plain ASCII. Internationalised names must be
+// given as punycode (xn--...), so that a consent page cannot show "сlaude.ai" with a
+// Cyrillic "с" as if it were claude.ai.
+func asciiHost(host string) bool {
+	for _, r := range host {
+		if r > 0x7e || r < 0x21 {
+			return false
+		}
+	}
+	return true
 }
 
 // errUnknownClient is a client_id that is neither registered nor a usable metadata document.
 var errUnknownClient = errors.New("unknown client")
 
 // client finds a client by id, fetching (or refreshing) a client ID metadata document when
-// the id is one.
-func (s *Server) client(ctx context.Context, id string) (*answerdesk.OAuthClient, error) {
+// the id is one. Fetches are throttled per client address: anyone can name a URL.
+func (s *Server) client(r *http.Request, id string) (*answerdesk.OAuthClient, error) {
+	ctx := r.Context()
 	if id == "" || len(id) > 2000 {
 		return nil, errUnknownClient
 	}
@@ -236,10 +261,25 @@ func (s *Server) client(ctx context.Context, id string) (*answerdesk.OAuthClient
 	case !isMetadataURL(id):
 		return nil, errUnknownClient
 	}
+	if s.MetadataLimit != nil {
+		if d, err := s.MetadataLimit.Take(ctx, "metadata:"+s.clientAddress(r), 1, s.now()); err == nil && !d.Allowed {
+			if c != nil {
+				return c, nil
+			}
+			return nil, fmt.Errorf("%w: too many client ID metadata document fetches from this address", errUnknownClient)
+		}
+	}
 	fresh, ferr := s.fetchMetadataDocument(ctx, id)
 	if ferr != nil {
-		if c != nil { // keep using the cached copy while the publisher is unreachable
+		var temp *temporaryError
+		if c != nil && errors.As(ferr, &temp) && s.now().Sub(c.RefreshAfter) < metadataMaxTTL {
+			// The publisher is down: keep the copy a while longer (at most a day past its
+			// expiry), and do not ask again on every request.
 			s.logger().Warn("refresh client metadata document", "client_id", id, "err", ferr)
+			c.RefreshAfter = s.now().Add(metadataMinTTL)
+			if err := s.Store.SaveClient(ctx, c); err != nil {
+				return nil, err
+			}
 			return c, nil
 		}
 		return nil, fmt.Errorf("%w: %v", errUnknownClient, ferr)
@@ -249,6 +289,11 @@ func (s *Server) client(ctx context.Context, id string) (*answerdesk.OAuthClient
 	}
 	return fresh, nil
 }
+
+// temporaryError is a fetch failure worth retrying later: the network, or a 5xx.
+type temporaryError struct{ err error }
+
+func (e *temporaryError) Error() string { return e.err.Error() }
 
 // fetchMetadataDocument fetches and checks a client ID metadata document.
 func (s *Server) fetchMetadataDocument(ctx context.Context, id string) (*answerdesk.OAuthClient, error) {
@@ -264,9 +309,12 @@ func (s *Server) fetchMetadataDocument(ctx context.Context, id string) (*answerd
 	req.Header.Set("Accept", "application/json")
 	resp, err := s.HTTPClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", id, err)
+		return nil, &temporaryError{fmt.Errorf("fetch %s: %w", id, err)}
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return nil, &temporaryError{fmt.Errorf("fetch %s: HTTP %d", id, resp.StatusCode)}
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch %s: HTTP %d", id, resp.StatusCode)
 	}
@@ -319,13 +367,17 @@ func cacheTTL(h http.Header) time.Duration {
 func (s *Server) authenticateClient(r *http.Request) (*answerdesk.OAuthClient, error) {
 	id, secret, basic := r.BasicAuth()
 	if basic {
-		// RFC 6749 §2.3.1: Basic credentials are form-urlencoded first.
+		// RFC 6749 §2.3.1: Basic credentials are form-urlencoded first, and one request uses
+		// one way of authenticating.
+		if r.PostFormValue("client_secret") != "" {
+			return nil, errUnknownClient
+		}
 		id, _ = url.QueryUnescape(id)
 		secret, _ = url.QueryUnescape(secret)
 	} else {
 		id, secret = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
 	}
-	c, err := s.client(r.Context(), id)
+	c, err := s.client(r, id)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +387,10 @@ func (s *Server) authenticateClient(r *http.Request) (*answerdesk.OAuthClient, e
 			return nil, errUnknownClient
 		}
 	default:
-		if secret == "" || subtle.ConstantTimeCompare(answerdesk.HashToken(secret), c.SecretHash) != 1 {
+		// The client authenticates the way it registered (a client_secret_basic client does
+		// not get to send its secret in the form, and the other way round).
+		if (c.AuthMethod == answerdesk.AuthMethodSecretBasic) != basic || secret == "" ||
+			subtle.ConstantTimeCompare(answerdesk.HashToken(secret), c.SecretHash) != 1 {
 			return nil, errUnknownClient
 		}
 	}

@@ -32,6 +32,7 @@ func TestRegistration(t *testing.T) {
 		{"implicit grant", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "grant_types": []string{"implicit"}}, 400, "invalid_client_metadata"},
 		{"unknown auth method", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "token_endpoint_auth_method": "private_key_jwt"}, 400, "invalid_client_metadata"},
 		{"unknown scope", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "scope": "messages:read everything"}, 400, "invalid_client_metadata"},
+		{"homoglyph host", map[string]any{"client_name": "Claude", "redirect_uris": []string{"https://сlaude.ai/api/mcp/auth_callback"}}, 400, "invalid_redirect_uri"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,9 +73,13 @@ func TestRegistration(t *testing.T) {
 			Endpoint: oauth2.Endpoint{AuthURL: app.Server.URL + "/oauth/authorize", TokenURL: app.Server.URL + "/oauth/token", AuthStyle: oauth2.AuthStyleInHeader}}
 		verifier := oauth2.GenerateVerifier()
 		code := authorize(t, newBrowser(t, app), cfg, verifier, app.Alice.Email)
+		inForm := *cfg
+		inForm.Endpoint.AuthStyle = oauth2.AuthStyleInParams
+		_, err := inForm.Exchange(context.Background(), code, oauth2.VerifierOption(verifier))
+		assertOAuthError(t, err, "invalid_client") // registered for Basic, so not in the form
 		wrong := *cfg
 		wrong.ClientSecret = "acs_wrong"
-		_, err := wrong.Exchange(context.Background(), code, oauth2.VerifierOption(verifier))
+		_, err = wrong.Exchange(context.Background(), code, oauth2.VerifierOption(verifier))
 		assertOAuthError(t, err, "invalid_client")
 		// The wrong secret never reached the code, so it is still good.
 		if _, err := cfg.Exchange(context.Background(), code, oauth2.VerifierOption(verifier)); err != nil {
@@ -88,12 +93,17 @@ type metadataPublisher struct {
 	srv     *httptest.Server
 	fetches atomic.Int32
 	doc     atomic.Value // map[string]any
+	status  atomic.Int32 // 0: 200
 }
 
 func newMetadataPublisher(t *testing.T) *metadataPublisher {
 	p := &metadataPublisher{}
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.fetches.Add(1)
+		if st := p.status.Load(); st != 0 {
+			w.WriteHeader(int(st))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "max-age=600")
 		_ = json.NewEncoder(w).Encode(p.doc.Load())
@@ -118,7 +128,7 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 		verifier := oauth2.GenerateVerifier()
 		p := b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 		p = b.signIn(p, app.Alice.Email, "test-password")
-		if !strings.Contains(p.body, "Metadata Assistant") || !strings.Contains(p.body, pub.clientID()) {
+		if !strings.Contains(p.body, "Metadata Assistant") || !strings.Contains(p.body, "Published by <strong>127.0.0.1</strong>") {
 			t.Fatalf("consent page does not name the client and its URL: %.600s", p.body)
 		}
 		q := callback(t, b.decide(p, "allow"), redirect)
@@ -137,6 +147,42 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 		b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 		if n := pub.fetches.Load(); n != 2 {
 			t.Errorf("fetched %d times after max-age, want 2", n)
+		}
+	})
+
+	t.Run("a publisher that is down keeps the cached copy; one that says 404 does not", func(t *testing.T) {
+		defer pub.status.Store(0)
+		defer app.Clock.Set(testapp.Start)
+		pub.status.Store(http.StatusServiceUnavailable)
+		app.Clock.Advance(25 * time.Minute) // past the 10-minute max-age of the last fetch
+		if p := newBrowser(t, app).get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))); p.url.Path != "/login" {
+			t.Errorf("503 from the publisher: %d %s, want the cached client (sign-in)", p.status, p.url)
+		}
+		pub.status.Store(http.StatusNotFound)
+		app.Clock.Advance(10 * time.Minute)
+		if p := newBrowser(t, app).get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))); p.status != http.StatusBadRequest {
+			t.Errorf("404 from the publisher: %d, want the client refused", p.status)
+		}
+	})
+
+	t.Run("a document sending the answer to another host is flagged", func(t *testing.T) {
+		other := pub.srv.URL + "/elsewhere.json"
+		pub.doc.Store(map[string]any{"client_id": other, "client_name": "Elsewhere", "redirect_uris": []string{"https://evil.example/cb"}})
+		defer pub.doc.Store(map[string]any{"client_id": pub.clientID(), "client_name": "Metadata Assistant", "redirect_uris": []string{redirect}})
+		c := *cfg
+		c.ClientID, c.RedirectURL = other, "https://evil.example/cb"
+		b := newBrowser(t, app)
+		p := b.signIn(b.get(c.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))), app.Alice.Email, "test-password")
+		if !strings.Contains(p.body, "Warning: this application sends your answer to <strong>https://evil.example</strong>") {
+			t.Errorf("no warning: %.900s", p.body)
+		}
+	})
+
+	t.Run("dot segments in a client_id URL are refused", func(t *testing.T) {
+		c := *cfg
+		c.ClientID = pub.srv.URL + "/a/../oauth/client.json"
+		if p := newBrowser(t, app).get(c.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))); p.status != http.StatusBadRequest {
+			t.Errorf("got %d", p.status)
 		}
 	})
 

@@ -126,7 +126,7 @@ func (b *browser) decide(p page, decision string) page {
 func callback(t *testing.T, p page, redirectURI string) url.Values {
 	t.Helper()
 	loc := p.header.Get("Location")
-	if p.status != http.StatusFound || !strings.HasPrefix(loc, redirectURI) {
+	if (p.status != http.StatusFound && p.status != http.StatusSeeOther) || !strings.HasPrefix(loc, redirectURI) {
 		t.Fatalf("expected a redirect to %s, got %d Location %q: %.300s", redirectURI, p.status, loc, p.body)
 	}
 	u, err := url.Parse(loc)

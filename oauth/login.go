@@ -3,10 +3,14 @@ package oauth
 import (
 	"crypto/subtle"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -14,20 +18,28 @@ import (
 
 // Cookie names. The session cookie carries the plain session id; the pre-session CSRF
 // cookie pairs with the sign-in form's hidden field (double submit), since there is no
-// session yet to hold the token.
+// session yet to hold the token. Over https both take the __Host- prefix, which a sibling
+// subdomain or a plain-http page cannot set, so neither can be planted.
 const (
-	SessionCookie   = "answerdesk_session"
+	sessionCookie   = "answerdesk_session"
 	loginCSRFCookie = "answerdesk_login_csrf"
 	maxFormBytes    = 64 << 10
 )
 
+func (s *Server) cookieName(name string) string {
+	if s.secureCookies() {
+		return "__Host-" + name
+	}
+	return name
+}
+
 // CurrentSession returns the signed-in session of the request, or nil.
-func CurrentSession(r *http.Request, sessions answerdesk.SessionService) *answerdesk.Session {
-	c, err := r.Cookie(SessionCookie)
+func (s *Server) CurrentSession(r *http.Request) *answerdesk.Session {
+	c, err := r.Cookie(s.cookieName(sessionCookie))
 	if err != nil || c.Value == "" {
 		return nil
 	}
-	sess, err := sessions.FindSession(r.Context(), c.Value)
+	sess, err := s.Sessions.FindSession(r.Context(), c.Value)
 	if err != nil {
 		return nil
 	}
@@ -40,12 +52,19 @@ func CheckCSRF(r *http.Request, sess *answerdesk.Session) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) == 1
 }
 
-// safeReturn keeps a post-sign-in destination on this site: a path, not a URL elsewhere.
+// safeReturn keeps a post-sign-in destination on this site: a path of the keys page or of
+// an authorization request, nothing else. Browsers drop tabs and newlines from URLs and
+// read "\" as "/", so "/\t/evil.example" would leave the site; only known paths pass.
 func safeReturn(to string) string {
-	if to == "" || !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, "/\\") || strings.ContainsAny(to, "\r\n") {
-		return "/settings/keys"
+	const home = "/settings/keys"
+	u, err := url.Parse(to)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.IndexFunc(to, func(r rune) bool { return r < 0x21 || r == 0x7f || r == '\\' }) >= 0 {
+		return home
 	}
-	return to
+	if u.Path == "/oauth/authorize" || u.Path == home {
+		return to
+	}
+	return home
 }
 
 type loginView struct {
@@ -54,13 +73,13 @@ type loginView struct {
 
 func (s *Server) setCookie(w http.ResponseWriter, name, value string, maxAge time.Duration) {
 	http.SetCookie(w, &http.Cookie{
-		Name: name, Value: value, Path: "/", HttpOnly: true, Secure: s.secureCookies(),
+		Name: s.cookieName(name), Value: value, Path: "/", HttpOnly: true, Secure: s.secureCookies(),
 		SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge / time.Second),
 	})
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	if CurrentSession(r, s.Sessions) != nil {
+	if s.CurrentSession(r) != nil {
 		http.Redirect(w, r, safeReturn(r.FormValue("return_to")), http.StatusSeeOther)
 		return
 	}
@@ -74,15 +93,6 @@ func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int,
 	s.page(w, status, "login", loginView{Title: "Sign in", Error: msg, CSRF: token, ReturnTo: safeReturn(returnTo), Email: email})
 }
 
-// clientAddress is the address sign-in attempts are counted against.
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // login checks the sign-in form: CSRF first, then the throttles, then the password.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -91,7 +101,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
-	c, err := r.Cookie(loginCSRFCookie)
+	c, err := r.Cookie(s.cookieName(loginCSRFCookie))
 	got := r.PostFormValue("csrf_token")
 	if err != nil || got == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(got)) != 1 {
 		s.renderLogin(w, r, http.StatusForbidden, "The form expired. Sign in again.", email)
@@ -101,9 +111,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusUnprocessableEntity, "Enter your email and password.", email)
 		return
 	}
-	// Only failures count, so people who sign in often are never locked out; once a key
-	// has used its allowance, even the right password waits for the window to end.
+	// Only failures count, so people who sign in often are never locked out. The checks and
+	// the password comparison of one email or address run one at a time, so parallel
+	// requests cannot all pass the check before any failure is recorded.
 	limits := s.signInLimits(email, r)
+	unlock := s.lockKeys(limits)
+	defer unlock()
 	for _, l := range limits {
 		d, err := l.limiter.Take(r.Context(), l.key, 0, s.now())
 		if err != nil {
@@ -127,7 +140,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 				s.logger().Error("sign-in throttle", "err", err)
 			}
 		}
-		s.logger().Info("sign-in refused", "email", email, "addr", clientAddress(r))
+		s.logger().Info("sign-in refused", "email", email, "addr", s.clientAddress(r))
 		s.renderLogin(w, r, http.StatusUnauthorized, "Wrong email or password.", email)
 		return
 	}
@@ -137,24 +150,27 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
 		return
 	}
-	s.setCookie(w, SessionCookie, plain, answerdesk.SessionTTL)
+	s.setCookie(w, sessionCookie, plain, answerdesk.SessionTTL)
 	s.setCookie(w, loginCSRFCookie, "", -time.Second)
 	http.Redirect(w, r, safeReturn(r.PostFormValue("return_to")), http.StatusSeeOther)
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if sess := CurrentSession(r, s.Sessions); sess != nil {
-		if !CheckCSRF(r, sess) {
-			s.errorPage(w, http.StatusForbidden, "Sign-out failed", "The form expired. Reload the page and try again.")
-			return
-		}
-		c, _ := r.Cookie(SessionCookie)
-		if err := s.Sessions.DeleteSession(r.Context(), c.Value); err != nil {
-			s.logger().Error("delete session", "err", err)
-		}
+	sess := s.CurrentSession(r)
+	if sess == nil { // nothing to end; a cross-site post carries no cookie and changes nothing
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
 	}
-	s.setCookie(w, SessionCookie, "", -time.Second)
+	if !CheckCSRF(r, sess) {
+		s.errorPage(w, http.StatusForbidden, "Sign-out failed", "The form expired. Reload the page and try again.")
+		return
+	}
+	c, _ := r.Cookie(s.cookieName(sessionCookie))
+	if err := s.Sessions.DeleteSession(r.Context(), c.Value); err != nil {
+		s.logger().Error("delete session", "err", err)
+	}
+	s.setCookie(w, sessionCookie, "", -time.Second)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
@@ -163,15 +179,68 @@ type signInLimit struct {
 	key     string
 }
 
+// signInLimits are the failure counters a sign-in attempt is checked against: the email
+// from this address, the address, and the email from anywhere (a higher limit, so that
+// someone elsewhere cannot lock a user out as cheaply).
 func (s *Server) signInLimits(email string, r *http.Request) []signInLimit {
+	addr := s.clientAddress(r)
 	var out []signInLimit
-	if s.SignInLimit != nil {
-		out = append(out, signInLimit{s.SignInLimit, "signin:email:" + email})
-	}
-	if s.SignInAddressLimit != nil {
-		out = append(out, signInLimit{s.SignInAddressLimit, "signin:addr:" + clientAddress(r)})
+	for _, l := range []signInLimit{
+		{s.SignInLimit, "signin:pair:" + email + "|" + addr},
+		{s.SignInAddressLimit, "signin:addr:" + addr},
+		{s.SignInEmailLimit, "signin:email:" + email},
+	} {
+		if l.limiter != nil {
+			out = append(out, l)
+		}
 	}
 	return out
+}
+
+// clientAddress is the address sign-ins and registrations are counted against:
+// ClientAddress (which knows the trusted proxies) or the peer, with IPv6 addresses cut to
+// their /64, which one customer line usually holds whole.
+func (s *Server) clientAddress(r *http.Request) string {
+	var host string
+	if s.ClientAddress != nil {
+		host = s.ClientAddress(r)
+	} else if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		host = h
+	} else {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	if a = a.Unmap(); a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// keyLocks serialise the sign-in attempts that share a throttle key (in this process).
+var keyLocks [64]sync.Mutex
+
+// lockKeys locks the stripes of the limits' keys, in order, and returns the unlock.
+func (s *Server) lockKeys(limits []signInLimit) func() {
+	var stripes []int
+	for _, l := range limits {
+		h := fnv.New32a()
+		h.Write([]byte(l.key))
+		stripes = append(stripes, int(h.Sum32()%uint32(len(keyLocks))))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, i := range stripes {
+		keyLocks[i].Lock()
+	}
+	return func() {
+		for _, i := range stripes {
+			keyLocks[i].Unlock()
+		}
+	}
 }
 
 // loginURL is where a request without a session is sent to sign in first.

@@ -202,6 +202,10 @@ func TestPurgeExpired(t *testing.T) {
 	if grants, _ := app.OAuth.Store.ListGrants(ctx, 0); len(grants) != 0 {
 		t.Errorf("grants left: %d", len(grants))
 	}
+	// The client went too: it has had no grant for 30 days.
 	_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshed.RefreshToken}).Token()
-	assertOAuthError(t, err, "invalid_grant")
+	assertOAuthError(t, err, "invalid_client")
+	if _, err := app.OAuth.Store.FindClient(ctx, cfg.ClientID); err == nil {
+		t.Error("an unused client was kept")
+	}
 }

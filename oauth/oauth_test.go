@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,6 +74,9 @@ func TestMetadata(t *testing.T) {
 		if status != http.StatusOK || m["resource"] != base+"/mcp/account" {
 			t.Fatalf("status %d, resource %v", status, m["resource"])
 		}
+		if _, _, alias := getJSON(t, base+"/.well-known/oauth-protected-resource/mcp/account/mcp"); alias["resource"] != base+"/mcp/account/mcp" {
+			t.Errorf("the alias's metadata names %v", alias["resource"])
+		}
 		if as := m["authorization_servers"].([]any); len(as) != 1 || as[0] != base {
 			t.Errorf("authorization_servers = %v", as)
 		}
@@ -89,7 +93,7 @@ func TestMetadata(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			want := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp/account", scope="messages:read messages:write recordings:read todos:read todos:write"`
+			want := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource` + path + `", scope="messages:read messages:write recordings:read todos:read todos:write"`
 			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != want {
 				t.Errorf("%s: %d %q, want 401 %q", path, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 			}
@@ -312,6 +316,14 @@ func TestAuthorizeRefusals(t *testing.T) {
 		})
 	}
 
+	t.Run("signed out, a bad request is shown, not redirected (no open redirector)", func(t *testing.T) {
+		stranger := newBrowser(t, app)
+		p := stranger.get(authURL(func(q url.Values) { q.Set("response_type", "token") }))
+		if p.status != http.StatusBadRequest || p.header.Get("Location") != "" {
+			t.Errorf("got %d Location %q", p.status, p.header.Get("Location"))
+		}
+	})
+
 	shown := []struct {
 		name string
 		mod  func(q url.Values)
@@ -379,6 +391,11 @@ func TestAuthorizeRefusals(t *testing.T) {
 		if !strings.Contains(p.body, "Test Assistant") || !strings.Contains(p.body, "(messages:read)") || strings.Contains(p.body, "(todos:write)") {
 			t.Errorf("consent page: %.800s", p.body)
 		}
+		for _, want := range []string{"registered itself with answerdesk, which has not verified", "an application on this computer", "http://127.0.0.1:53682"} {
+			if !strings.Contains(p.body, want) {
+				t.Errorf("consent page does not say %q", want)
+			}
+		}
 		if p.header.Get("X-Frame-Options") != "DENY" || !strings.Contains(p.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 			t.Error("the consent page can be framed")
 		}
@@ -435,12 +452,49 @@ func TestSignIn(t *testing.T) {
 	})
 
 	t.Run("return_to stays on this site", func(t *testing.T) {
-		for _, to := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example"} {
+		for _, to := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example", "/\t/evil.example", "/%09/evil.example", "/docs/x", "javascript:alert(1)"} {
 			b := newBrowser(t, app)
 			p := b.signIn(b.get("/login?return_to="+url.QueryEscape(to)), app.Alice.Email, "test-password")
 			if p.url.Host != strings.TrimPrefix(app.Server.URL, "http://") || p.url.Path != "/settings/keys" {
 				t.Errorf("return_to %q led to %s", to, p.url)
 			}
+		}
+	})
+
+	t.Run("parallel attempts cannot outrun the throttle", func(t *testing.T) {
+		var wg sync.WaitGroup
+		statuses := make(chan int, 30)
+		for range 30 {
+			b := newBrowser(t, app)
+			p := b.get("/login")
+			wg.Go(func() { statuses <- b.signIn(p, app.Admin.Email, "wrong").status })
+		}
+		wg.Wait()
+		close(statuses)
+		checked := 0
+		for st := range statuses {
+			if st == http.StatusUnauthorized {
+				checked++
+			} else if st != http.StatusTooManyRequests {
+				t.Errorf("status %d", st)
+			}
+		}
+		if checked != 10 {
+			t.Errorf("%d passwords checked in parallel, want 10", checked)
+		}
+		app.Clock.Advance(16 * time.Minute)
+		defer app.Clock.Set(testapp.Start)
+	})
+
+	t.Run("a cross-site sign-out changes nothing", func(t *testing.T) {
+		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := noRedirect.PostForm(app.Server.URL+"/logout", url.Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if len(resp.Cookies()) != 0 {
+			t.Errorf("cookies set: %v", resp.Cookies())
 		}
 	})
 

@@ -46,9 +46,16 @@ type Server struct {
 	// HTTPClient fetches client ID metadata documents; it must refuse private addresses
 	// unless the operator allowed them (see NewMetadataClient).
 	HTTPClient *http.Client
-	// SignInLimit and SignInAddressLimit count failed sign-ins per email and per client
-	// address; a key that has used its allowance may not sign in until its window ends.
-	SignInLimit, SignInAddressLimit answerdesk.RateLimiter
+	// Failed sign-ins are counted per email from one address (SignInLimit), per address
+	// (SignInAddressLimit) and per email from anywhere (SignInEmailLimit); a key that has
+	// used its allowance may not sign in until its window ends. Nil: not counted.
+	SignInLimit, SignInAddressLimit, SignInEmailLimit answerdesk.RateLimiter
+	// ClientAddress returns a request's client address (behind trusted proxies, from
+	// X-Forwarded-For); nil: the peer address.
+	ClientAddress func(*http.Request) string
+	// MetadataLimit throttles fetches of client ID metadata documents per client address;
+	// nil: no limit.
+	MetadataLimit answerdesk.RateLimiter
 	// RegisterLimit throttles client registrations per client address; nil: no limit.
 	RegisterLimit answerdesk.RateLimiter
 
@@ -81,8 +88,6 @@ func (s *Server) Resource() string { return s.Issuer + ResourcePath }
 // Routes mounts the metadata documents, the OAuth endpoints and the sign-in pages.
 func (s *Server) Routes(r chi.Router) {
 	r.Get("/.well-known/oauth-authorization-server", s.metadata)
-	// Some clients look for OpenID configuration first; the same document answers.
-	r.Get("/.well-known/openid-configuration", s.metadata)
 	r.Get("/.well-known/oauth-protected-resource"+ResourcePath, s.protectedResource(ResourcePath))
 	// The alias the MCP Inspector connects to (rest serves /mcp/account/mcp too).
 	r.Get("/.well-known/oauth-protected-resource"+ResourcePath+"/mcp", s.protectedResource(ResourcePath+"/mcp"))

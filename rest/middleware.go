@@ -119,8 +119,6 @@ type BearerAuthenticator interface {
 // the challenge the MCP authorization spec asks for, which points at the protected resource
 // metadata (RFC 9728) and names the scopes; a valid one carries its Caller to the tools.
 func (s *Server) RequireBearer(resourcePath string) func(http.Handler) http.Handler {
-	metadata := s.BaseURL + "/.well-known/oauth-protected-resource" + resourcePath
-	resource := s.BaseURL + resourcePath
 	scopes := strings.Join(answerdesk.AllScopes, " ")
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -128,8 +126,15 @@ func (s *Server) RequireBearer(resourcePath string) func(http.Handler) http.Hand
 				next.ServeHTTP(w, r)
 				return
 			}
+			// The resource is the URL the client asked for (RFC 9728 §3.3 has clients check
+			// that the metadata names it): the server's path, or its /mcp alias.
+			path := resourcePath
+			if p, ok := r.Context().Value(requestedPathKey{}).(string); ok {
+				path = p
+			}
+			resource := s.BaseURL + path
 			token, ok := bearerToken(r)
-			challenge := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, metadata, scopes)
+			challenge := fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.BaseURL+"/.well-known/oauth-protected-resource"+path, scopes)
 			if !ok {
 				w.Header().Set("WWW-Authenticate", challenge)
 				s.writeErrorObject(w, http.StatusUnauthorized, "unauthorized", "missing bearer token",

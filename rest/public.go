@@ -114,9 +114,10 @@ func (a *publicAPI) headers(next http.Handler) http.Handler {
 	})
 }
 
-// clientKey is the address a client is limited by: the peer, or with a trusted proxy the
-// right-most untrusted address of X-Forwarded-For.
-func (a *publicAPI) clientKey(r *http.Request) string {
+// ClientAddress is the address a client is limited by: the peer, or with a trusted proxy
+// (PublicConfig.TrustedProxies) the right-most untrusted address of X-Forwarded-For. The
+// sign-in throttle counts by it too.
+func (s *Server) ClientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -126,7 +127,7 @@ func (a *publicAPI) clientKey(r *http.Request) string {
 		return host
 	}
 	trusted := func(ip netip.Addr) bool {
-		return slices.ContainsFunc(a.s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
+		return slices.ContainsFunc(s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
 	}
 	if !trusted(addr) {
 		return addr.Unmap().String()
@@ -161,7 +162,7 @@ func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
 	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
 		return true
 	}
-	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.clientKey(r), n, a.s.Now())
+	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.s.ClientAddress(r), n, a.s.Now())
 	if err != nil {
 		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
 		return false

@@ -91,6 +91,7 @@ func (s *Server) Handler() http.Handler {
 		// The MCP Inspector CLI replaces a URL path that does not end in /mcp with /mcp, so
 		// each server also answers at <path>/mcp.
 		r.Handle(path+"/mcp", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			req = req.WithContext(context.WithValue(req.Context(), requestedPathKey{}, req.URL.Path))
 			req.URL.Path = path
 			h.ServeHTTP(w, req)
 		}))
@@ -139,6 +140,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	return r
 }
+
+// requestedPathKey carries the path an MCP alias was requested at, for RequireBearer.
+type requestedPathKey struct{}
 
 // mcpServerInfo describes one MCP server in the discovery card and llms.txt.
 var mcpServerInfo = map[string]struct{ name, description string }{

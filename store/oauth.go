@@ -446,7 +446,8 @@ func (s *SessionStore) DeleteSession(ctx context.Context, plain string) error {
 	return nil
 }
 
-// PurgeExpired deletes expired codes, tokens and sessions, and grants with no token left.
+// PurgeExpired deletes expired codes, tokens and sessions, grants with no token left, and
+// clients unused for 30 days.
 // A rotated refresh token is kept until it expires, so its reuse is still recognised.
 func (s *OAuthStore) PurgeExpired(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
@@ -456,6 +457,12 @@ func (s *OAuthStore) PurgeExpired(ctx context.Context, now time.Time) (int64, er
 			`DELETE FROM oauth_tokens WHERE expires_at < ?`,
 			`DELETE FROM oauth_grants WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = oauth_grants.id)`,
 			`DELETE FROM web_sessions WHERE expires_at < ?`,
+			// Clients nobody has authorized for 30 days (registration is open to anyone, and
+			// so is naming a metadata document): a metadata document is fetched again when
+			// used, and a registered client registers again.
+			`DELETE FROM oauth_clients WHERE coalesce(refresh_after, created_at) < ? - 2592000000
+				AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)
+				AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.client_id = oauth_clients.id)`,
 		} {
 			res, err := tx.ExecContext(ctx, q, now.UnixMilli())
 			if err != nil {

@@ -37,6 +37,7 @@ type serveConfig struct {
 	baseURL              string
 	demo                 bool
 	dispatchAllowPrivate bool
+	oauthAllowPrivate    bool
 	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
@@ -64,6 +65,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
 	fs.BoolVar(&cfg.dispatchAllowPrivate, "dispatch-allow-private", false, "allow dispatch to loopback and private addresses")
+	fs.BoolVar(&cfg.oauthAllowPrivate, "oauth-allow-private", false, "allow fetching OAuth client ID metadata documents from loopback and private addresses (for testing)")
 	fs.DurationVar(&cfg.dispatchLease, "dispatch-lease", time.Minute, "how long a dispatch attempt holds its delivery before another process may take it over")
 	fs.Var(&cfg.features, "feature", "enable a feature (repeatable), e.g. ai-outbound-call")
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
@@ -193,11 +195,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	authServer := &oauth.Server{
 		Store: oauthStore, Sessions: sessions, Users: store.NewUserService(db), Tokens: tokens,
 		Issuer:     cfg.baseURL,
-		HTTPClient: oauth.NewMetadataClient(cfg.dispatchAllowPrivate),
-		// 10 failed sign-ins per 15 minutes per email, 50 per address: enough for typos,
-		// too few to guess a password.
+		HTTPClient: oauth.NewMetadataClient(cfg.oauthAllowPrivate),
+		// Failed sign-ins per 15 minutes: 10 per email from one address, 50 per address,
+		// 100 per email from anywhere: enough for typos, too few to guess a password.
 		SignInLimit:        &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
 		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
+		SignInEmailLimit:   &ratelimit.Memory{Limit: 100, Window: 15 * time.Minute},
+		MetadataLimit:      &ratelimit.Memory{Limit: 30, Window: time.Hour},
 		RegisterLimit:      &ratelimit.Memory{Limit: 30, Window: time.Hour},
 		Logger:             logger,
 	}
@@ -205,7 +209,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MCP:           mcpHandlers,
 		Bearer:        authServer,
 		Mounts:        []func(chi.Router){authServer.Routes},
-		Session:       func(r *http.Request) *answerdesk.Session { return oauth.CurrentSession(r, sessions) },
+		Session:       authServer.CurrentSession,
 		Grants:        oauthStore,
 		Site:          site,
 		Sandbox:       sandbox,
@@ -223,6 +227,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		BaseURL:       cfg.baseURL,
 		Logger:        logger,
 	}
+	authServer.ClientAddress = srv.ClientAddress // sign-in throttles honour --trusted-proxy
 	acfg := mcfg
 	acfg.Authenticate = srv.RequireBearer("/mcp/account")
 	mcpHandlers["/mcp/account"] = mcp.Handler(mcp.NewAccountServer(acfg,

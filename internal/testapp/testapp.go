@@ -120,11 +120,13 @@ func New(t testing.TB) *App {
 		Store: grants, Sessions: sessions, Users: users, Tokens: a.Rest.Tokens,
 		Issuer: a.Server.URL, SignInLimit: &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
 		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
+		SignInEmailLimit:   &ratelimit.Memory{Limit: 100, Window: 15 * time.Minute},
 		Logger:             a.Rest.Logger, Now: clock.Now,
 	}
 	a.Rest.Bearer = a.OAuth
 	a.Rest.Mounts = []func(chi.Router){a.OAuth.Routes}
-	a.Rest.Session = func(r *http.Request) *answerdesk.Session { return oauth.CurrentSession(r, sessions) }
+	a.Rest.Session = a.OAuth.CurrentSession
+	a.OAuth.ClientAddress = a.Rest.ClientAddress
 	a.Rest.Grants = grants
 	a.Server.Config.Handler = a.Rest.Handler()
 	t.Cleanup(a.Server.Close)
