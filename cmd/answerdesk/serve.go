@@ -198,6 +198,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ToDos:         toDos,
 		Dispatch:      dispatchService,
 		Tokens:        store.NewTokenService(db),
+		Accounts:      store.NewAccountService(db),
 		Signer:        signer,
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,
