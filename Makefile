@@ -25,16 +25,17 @@ test-go:
 # The Zapier app (integrations/zapier) against a real answerdesk on a loopback port. Needs
 # node >= 20 and npm; without them it is skipped, loudly, so a Go-only machine still tests Go.
 ZAPIER_DIR := integrations/zapier
-test-zapier: build
+test-zapier:
 	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || \
 	    ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then \
 		echo ""; \
-		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
-		echo "!!! SKIPPED: the Zapier app tests ($(ZAPIER_DIR)) need node >= 20 and npm,  !!!"; \
-		echo "!!! which this machine does not have. Nothing of the Zapier app was tested. !!!"; \
-		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!!! SKIPPED: the Zapier app tests ($(ZAPIER_DIR)) need node >= 20 and npm, !!!"; \
+		echo "!!! which this machine does not have. Nothing of the Zapier app was tested.  !!!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 		echo ""; \
 	else \
+		$(MAKE) --no-print-directory build && \
 		cd $(ZAPIER_DIR) && npm ci --prefer-offline --no-audit --no-fund && \
 		ANSWERDESK_BIN=$(CURDIR)/$(BIN) npm test; \
 	fi

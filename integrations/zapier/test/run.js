@@ -9,7 +9,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { binary } = require('./harness');
 
-binary();
+const built = !process.env.ANSWERDESK_BIN;
+const bin = binary();
 const files = fs
   .readdirSync(__dirname)
   .filter((f) => f.endsWith('.test.js'))
@@ -19,4 +20,7 @@ const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...file
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: process.env.NODE_ENV || 'test' },
 });
+if (built) {
+  fs.rmSync(path.dirname(bin), { recursive: true, force: true });
+}
 process.exit(r.status === null ? 1 : r.status);
