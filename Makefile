@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-short lint bench fuzz clean
+.PHONY: all build run test test-go test-zapier test-short lint bench fuzz clean
 
 all: build
 
@@ -15,9 +15,30 @@ build:
 run: build
 	$(BIN) serve --demo
 
-# Every test, with the race detector. Fuzz targets run their seed corpus here.
-test:
+# Every test: the Go tests and the Zapier app's tests.
+test: test-go test-zapier
+
+# The Go tests, with the race detector. Fuzz targets run their seed corpus here.
+test-go:
 	$(GO) test -race -count=1 -timeout 9m ./...
+
+# The Zapier app (integrations/zapier) against a real answerdesk on a loopback port. Needs
+# node >= 20 and npm; without them it is skipped, loudly, so a Go-only machine still tests Go.
+ZAPIER_DIR := integrations/zapier
+test-zapier:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || \
+	    ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then \
+		echo ""; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!!! SKIPPED: the Zapier app tests ($(ZAPIER_DIR)) need node >= 20 and npm, !!!"; \
+		echo "!!! which this machine does not have. Nothing of the Zapier app was tested.  !!!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo ""; \
+	else \
+		$(MAKE) --no-print-directory build && \
+		cd $(ZAPIER_DIR) && npm ci --prefer-offline --no-audit --no-fund && \
+		ANSWERDESK_BIN=$(CURDIR)/$(BIN) npm test; \
+	fi
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -52,7 +73,7 @@ chromium-optional:
 		echo ""; \
 	}
 
-test: chromium-optional
+test-go: chromium-optional
 
 # Benchmarks: in-process (go test -bench) and HTTP load against a running server.
 bench: build
@@ -66,4 +87,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseMessageCreate -fuzztime 30s .
 
 clean:
-	rm -rf bin
+	rm -rf bin $(ZAPIER_DIR)/node_modules

@@ -130,6 +130,10 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"PayloadField":     reflect.TypeFor[answerdesk.PayloadField](),
 		"DispatchDelivery": reflect.TypeFor[answerdesk.DispatchDelivery](),
 		"DispatchAttempt":  reflect.TypeFor[answerdesk.DispatchAttempt](),
+
+		"Account":       reflect.TypeFor[answerdesk.Account](),
+		"AccountDetail": reflect.TypeFor[answerdesk.AccountDetail](),
+		"Me":            reflect.TypeFor[answerdesk.Me](),
 	} {
 		props := oaSchemaProps(doc, name)
 		if props == nil {
@@ -140,7 +144,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	}
 	// Types without omitempty always encode every property: the schema requires them all.
 	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery",
-		"OnCallContact", "DeliveryMethod", "BasicAuthView", "PayloadField", "DispatchDelivery", "DispatchAttempt"} {
+		"OnCallContact", "DeliveryMethod", "BasicAuthView", "PayloadField", "DispatchDelivery", "DispatchAttempt",
+		"Account", "AccountDetail", "Me"} {
 		s := oaObj(oaObj(oaObj(doc, "components"), "schemas"), name)
 		req, _ := s["required"].([]any)
 		for p := range oaSchemaProps(doc, name) {
@@ -181,6 +186,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/on-call-contacts", "page", 1, 1, 1_000_000},
 		{"/api/v2/dispatch-deliveries", "page_size", deliveryPageSize(t, nil), 1, 200},
 		{"/api/v2/dispatch-deliveries", "page", 1, 1, 1_000_000},
+		{"/api/v2/accounts", "page_size", answerdesk.DefaultAccountPageSize, 1, answerdesk.MaxAccountPageSize},
+		{"/api/v2/accounts", "page", 1, 1, 1_000_000},
 	}
 	for _, l := range limits {
 		s := param(l.path, l.name)

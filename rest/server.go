@@ -27,6 +27,7 @@ type Server struct {
 	ToDos      answerdesk.ToDoService
 	Dispatch   answerdesk.DispatchService
 	Tokens     answerdesk.TokenService
+	Accounts   answerdesk.AccountService
 	Signer     *answerdesk.AudioSigner
 	// Site is the content served as pages and by the public API; nil serves neither.
 	Site *content.Site
@@ -118,6 +119,8 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/openapi.json", serveOpenAPIV2)
 		r.Group(func(r chi.Router) {
 			r.Use(s.authenticate)
+			r.Get("/me", s.getMe)
+			r.Get("/accounts", s.listAccounts)
 			r.Get("/messages", s.listMessages)
 			r.Post("/messages", s.createMessage)
 			r.Get("/messages/recents", s.recentMessages)

@@ -104,3 +104,111 @@ func (db *DB) BlacklistEmail(ctx context.Context, email string) error {
 	}
 	return nil
 }
+
+// AccountService reads the accounts a caller can see, with the numbers and sending domains
+// their To Dos may use.
+type AccountService struct {
+	db *DB
+}
+
+// NewAccountService returns the account service over db.
+func NewAccountService(db *DB) *AccountService { return &AccountService{db: db} }
+
+// FindAccounts returns one page of the accounts the caller can see, by number.
+func (s *AccountService) FindAccounts(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.AccountDetail, answerdesk.PageMeta, error) {
+	vis, args := visibility(c, "id")
+	var total int
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE `+vis, args...).Scan(&total); err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("count accounts: %w", err)
+	}
+	meta := answerdesk.NewPageMeta(p.Page, p.PageSize, total)
+	list := []*answerdesk.AccountDetail{}
+	if p.Offset() >= total {
+		return list, meta, nil
+	}
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE `+vis+`
+		ORDER BY number, id LIMIT ? OFFSET ?`, append(args, p.PageSize, p.Offset())...)
+	if err != nil {
+		return nil, meta, fmt.Errorf("list accounts: %w", err)
+	}
+	byID := map[int64]*answerdesk.AccountDetail{}
+	ids := []any{}
+	for rows.Next() {
+		a := &answerdesk.AccountDetail{SMSNumbers: []string{}, SendingDomains: []string{}}
+		if err := rows.Scan(&a.ID, &a.Number, &a.Name, &a.TimeZone); err != nil {
+			rows.Close()
+			return nil, meta, fmt.Errorf("scan account: %w", err)
+		}
+		list = append(list, a)
+		byID[a.ID] = a
+		ids = append(ids, a.ID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, meta, fmt.Errorf("list accounts: %w", err)
+	}
+	if len(ids) == 0 {
+		return list, meta, nil
+	}
+	// Two queries for the whole page rather than two per account.
+	in := `account_id IN (` + placeholders(len(ids)) + `)`
+	if err := s.collect(ctx, `SELECT account_id, number FROM phone_numbers WHERE sms_enabled = 1 AND `+in+` ORDER BY number`, ids,
+		func(a *answerdesk.AccountDetail, v string) { a.SMSNumbers = append(a.SMSNumbers, v) }, byID); err != nil {
+		return nil, meta, fmt.Errorf("list SMS numbers: %w", err)
+	}
+	if err := s.collect(ctx, `SELECT account_id, domain FROM sending_domains WHERE `+in+` ORDER BY domain`, ids,
+		func(a *answerdesk.AccountDetail, v string) { a.SendingDomains = append(a.SendingDomains, v) }, byID); err != nil {
+		return nil, meta, fmt.Errorf("list sending domains: %w", err)
+	}
+	return list, meta, nil
+}
+
+// collect runs a query of (account_id, value) rows and hands each value to add with its account.
+func (s *AccountService) collect(ctx context.Context, query string, args []any, add func(*answerdesk.AccountDetail, string), byID map[int64]*answerdesk.AccountDetail) error {
+	rows, err := s.db.rd.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return err
+		}
+		if a := byID[id]; a != nil {
+			add(a, v)
+		}
+	}
+	return rows.Err()
+}
+
+// FindMe returns the caller's user and the accounts they are a member of (the caller's
+// AccountIDs, so a credential narrowed to fewer accounts shows only those), by number.
+func (s *AccountService) FindMe(ctx context.Context, c *answerdesk.Caller) (*answerdesk.Me, error) {
+	me := &answerdesk.Me{ID: c.UserID, Email: c.Email, Admin: c.Admin, Accounts: []*answerdesk.Account{}}
+	if len(c.AccountIDs) == 0 {
+		return me, nil
+	}
+	args := make([]any, len(c.AccountIDs))
+	for i, id := range c.AccountIDs {
+		args[i] = id
+	}
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT id, number, name, time_zone FROM accounts
+		WHERE id IN (`+placeholders(len(args))+`) ORDER BY number, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts of user %d: %w", c.UserID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a := &answerdesk.Account{}
+		if err := rows.Scan(&a.ID, &a.Number, &a.Name, &a.TimeZone); err != nil {
+			return nil, fmt.Errorf("scan account of user %d: %w", c.UserID, err)
+		}
+		me.Accounts = append(me.Accounts, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list accounts of user %d: %w", c.UserID, err)
+	}
+	return me, nil
+}

@@ -222,6 +222,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ToDos:         toDos,
 		Dispatch:      dispatchService,
 		Tokens:        tokens,
+		Accounts:      store.NewAccountService(db),
 		Signer:        signer,
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,

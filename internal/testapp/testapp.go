@@ -103,6 +103,7 @@ func New(t testing.TB) *App {
 		ToDos:      a.ToDos,
 		Dispatch:   a.Dispatch,
 		Tokens:     store.NewTokenService(db),
+		Accounts:   store.NewAccountService(db),
 		Signer:     a.Signer,
 		Ready:      db.Ready,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
