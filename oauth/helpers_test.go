@@ -20,12 +20,12 @@ import (
 // browser is a person at a browser: a cookie jar, and redirects followed only on the
 // service itself, so the answer to a client's redirect URI is caught, not fetched.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	app    *testapp.App
 	client *http.Client
 }
 
-func newBrowser(t *testing.T, app *testapp.App) *browser {
+func newBrowser(t testing.TB, app *testapp.App) *browser {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -123,7 +123,7 @@ func (b *browser) decide(p page, decision string) page {
 }
 
 // callback returns the query a redirect to the client carried.
-func callback(t *testing.T, p page, redirectURI string) url.Values {
+func callback(t testing.TB, p page, redirectURI string) url.Values {
 	t.Helper()
 	loc := p.header.Get("Location")
 	if (p.status != http.StatusFound && p.status != http.StatusSeeOther) || !strings.HasPrefix(loc, redirectURI) {
@@ -137,7 +137,7 @@ func callback(t *testing.T, p page, redirectURI string) url.Values {
 }
 
 // register registers a client by RFC 7591 and returns its response.
-func register(t *testing.T, app *testapp.App, metadata map[string]any) (int, map[string]any) {
+func register(t testing.TB, app *testapp.App, metadata map[string]any) (int, map[string]any) {
 	t.Helper()
 	raw, _ := json.Marshal(metadata)
 	resp, err := http.Post(app.Server.URL+"/oauth/register", "application/json", strings.NewReader(string(raw)))
@@ -152,7 +152,7 @@ func register(t *testing.T, app *testapp.App, metadata map[string]any) (int, map
 
 // publicClient registers a public client (token_endpoint_auth_method none) with one
 // loopback redirect URI and returns its golang.org/x/oauth2 configuration.
-func publicClient(t *testing.T, app *testapp.App, scopes ...string) *oauth2.Config {
+func publicClient(t testing.TB, app *testapp.App, scopes ...string) *oauth2.Config {
 	t.Helper()
 	redirect := "http://127.0.0.1:53682/callback"
 	status, out := register(t, app, map[string]any{
@@ -170,7 +170,7 @@ func publicClient(t *testing.T, app *testapp.App, scopes ...string) *oauth2.Conf
 
 // authorize runs the browser part of the flow (sign in if needed, allow) and returns the
 // code; verifier is the PKCE verifier the URL's challenge was made from.
-func authorize(t *testing.T, b *browser, cfg *oauth2.Config, verifier string, email string, opts ...oauth2.AuthCodeOption) string {
+func authorize(t testing.TB, b *browser, cfg *oauth2.Config, verifier string, email string, opts ...oauth2.AuthCodeOption) string {
 	t.Helper()
 	opts = append([]oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", b.app.Server.URL+"/mcp/account")}, opts...)
 	p := b.get(cfg.AuthCodeURL("state-123", opts...))
@@ -185,7 +185,7 @@ func authorize(t *testing.T, b *browser, cfg *oauth2.Config, verifier string, em
 }
 
 // tokenFor runs the whole flow and exchanges the code.
-func tokenFor(t *testing.T, app *testapp.App, cfg *oauth2.Config, email string) *oauth2.Token {
+func tokenFor(t testing.TB, app *testapp.App, cfg *oauth2.Config, email string) *oauth2.Token {
 	t.Helper()
 	verifier := oauth2.GenerateVerifier()
 	code := authorize(t, newBrowser(t, app), cfg, verifier, email)
@@ -198,7 +198,7 @@ func tokenFor(t *testing.T, app *testapp.App, cfg *oauth2.Config, email string) 
 
 // bearerStatus calls the account MCP endpoint with a bearer token and returns the status
 // and the WWW-Authenticate header.
-func bearerStatus(t *testing.T, app *testapp.App, token string) (int, string) {
+func bearerStatus(t testing.TB, app *testapp.App, token string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, app.Server.URL+"/mcp/account",
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
@@ -216,7 +216,7 @@ func bearerStatus(t *testing.T, app *testapp.App, token string) (int, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 
-func loopbackPort(t *testing.T) string {
+func loopbackPort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

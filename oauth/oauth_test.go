@@ -19,7 +19,9 @@ import (
 )
 
 // newApp is a testapp with the account MCP server mounted behind the bearer check.
-func newApp(t *testing.T) *testapp.App {
+func newApp(t *testing.T) *testapp.App { return newBenchApp(t) }
+
+func newBenchApp(t testing.TB) *testapp.App {
 	t.Helper()
 	app := testapp.New(t)
 	cfg := mcp.Config{BaseURL: app.Server.URL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -176,7 +178,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	})
 }
 
-func assertOAuthError(t *testing.T, err error, code string) {
+func assertOAuthError(t testing.TB, err error, code string) {
 	t.Helper()
 	var re *oauth2.RetrieveError
 	if !errors.As(err, &re) || re.ErrorCode != code {
