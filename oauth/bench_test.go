@@ -4,8 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
