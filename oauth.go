@@ -14,6 +14,10 @@ const (
 	AccessTokenTTL       = time.Hour
 	RefreshTokenTTL      = 30 * 24 * time.Hour
 	SessionTTL           = 12 * time.Hour
+	// RefreshReuseGrace is how long after its rotation a refresh token presented again is
+	// refused without revoking its grant: a client that refreshes from two requests at once
+	// (both saw the access token expire) should not lose its authorization for it.
+	RefreshReuseGrace = 10 * time.Second
 )
 
 // Prefixes of OAuth values, so a leaked one is recognisable and a bearer is routed to the
@@ -112,8 +116,9 @@ type OAuthStore interface {
 	// tokens. If the code was replayed in the meantime the grant is created revoked.
 	CreateGrant(ctx context.Context, code *AuthorizationCode, access, refresh IssuedToken) (*OAuthGrant, error)
 	// RotateRefreshToken exchanges a refresh token of clientID for new tokens. A refresh
-	// token presented a second time revokes its grant and every token of it; an unknown,
-	// expired or revoked one is EUNAUTHORIZED.
+	// token presented a second time, later than RefreshReuseGrace after its rotation,
+	// revokes its grant and every token of it; within the grace it is only refused. An
+	// unknown, expired or revoked one is EUNAUTHORIZED.
 	RotateRefreshToken(ctx context.Context, hash []byte, clientID string, access, refresh IssuedToken) (*OAuthGrant, error)
 	// AuthenticateAccessToken returns what a plain access token stands for, or EUNAUTHORIZED.
 	AuthenticateAccessToken(ctx context.Context, plain string) (*AccessToken, error)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/mcp"
 	"golang.org/x/oauth2"
@@ -166,6 +167,15 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		if status, _ := bearerStatus(t, app, refreshed.AccessToken); status != http.StatusOK {
 			t.Fatalf("refreshed access token: %d", status)
 		}
+		// Within seconds, the same refresh token again is a client refreshing twice at once:
+		// refused, and nothing revoked.
+		_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+		assertOAuthError(t, err, "invalid_grant")
+		if status, _ := bearerStatus(t, app, refreshed.AccessToken); status != http.StatusOK {
+			t.Fatalf("a reuse within the grace revoked the grant: %d", status)
+		}
+		app.Clock.Advance(answerdesk.RefreshReuseGrace + time.Second)
+		defer app.Clock.Set(testapp.Start)
 		_, err = cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
 		assertOAuthError(t, err, "invalid_grant")
 		for name, access := range map[string]string{"first": tok.AccessToken, "refreshed": refreshed.AccessToken} {

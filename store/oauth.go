@@ -229,6 +229,9 @@ func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, client
 		if subtle.ConstantTimeCompare([]byte(g.ClientID), []byte(clientID)) != 1 {
 			return invalidGrant("the refresh token was issued to another client")
 		}
+		if rotated != nil && grevoke == nil && now-*rotated < answerdesk.RefreshReuseGrace.Milliseconds() {
+			return invalidGrant("the refresh token was just used; use the tokens that answer returned")
+		}
 		if rotated != nil && grevoke == nil {
 			// RFC 9700 §4.14.2: a rotated refresh token presented again means one of two
 			// parties holds a stolen copy; revoke the family so neither keeps access.
