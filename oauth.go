@@ -119,7 +119,9 @@ type OAuthStore interface {
 	// token presented a second time, later than RefreshReuseGrace after its rotation,
 	// revokes its grant and every token of it; within the grace it is only refused. An
 	// unknown, expired or revoked one is EUNAUTHORIZED.
-	RotateRefreshToken(ctx context.Context, hash []byte, clientID string, access, refresh IssuedToken) (*OAuthGrant, error)
+	// Scopes asked for (RFC 6749 §6) must be among the grant's, or the answer is EINVALID and
+	// nothing rotates.
+	RotateRefreshToken(ctx context.Context, hash []byte, clientID string, scopes []string, access, refresh IssuedToken) (*OAuthGrant, error)
 	// AuthenticateAccessToken returns what a plain access token stands for, or EUNAUTHORIZED.
 	AuthenticateAccessToken(ctx context.Context, plain string) (*AccessToken, error)
 	// RevokeToken revokes the access or refresh token of clientID with that hash (a refresh

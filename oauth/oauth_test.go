@@ -528,3 +528,29 @@ func TestSignIn(t *testing.T) {
 		}
 	})
 }
+
+func TestRefreshScope(t *testing.T) {
+	app := newApp(t)
+	cfg := publicClient(t, app, "messages:read")
+	tok := tokenFor(t, app, cfg, app.Alice.Email)
+	if scope, _ := tok.Extra("scope").(string); scope != "messages:read" {
+		t.Fatalf("scope = %q", scope)
+	}
+	ctx := context.Background()
+	// x/oauth2 sends no scope when refreshing, so this request is made by hand.
+	resp, err := http.PostForm(app.Server.URL+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {tok.RefreshToken}, "client_id": {cfg.ClientID}, "scope": {"messages:read todos:write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || body["error"] != "invalid_scope" {
+		t.Errorf("wider scope: %d %v, want 400 invalid_scope", resp.StatusCode, body)
+	}
+	// Refused before rotating: the refresh token still works.
+	if _, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: tok.RefreshToken}).Token(); err != nil {
+		t.Fatalf("the refresh token was spent by a refused request: %v", err)
+	}
+}

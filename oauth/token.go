@@ -171,9 +171,10 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 		return
 	}
 	// Checked before rotating: a refused request must not cost the client its refresh token.
-	// The grant keeps its scopes whatever narrower scope is asked for; the answer says which
-	// the new access token carries (RFC 6749 §6 lets the server decide).
-	if _, unknown := answerdesk.ParseScopes(r.PostFormValue("scope")); len(unknown) > 0 {
+	// A scope within the grant's is accepted; the grant keeps its scopes and the answer says
+	// which the new access token carries (RFC 6749 §6).
+	want, unknown := answerdesk.ParseScopes(r.PostFormValue("scope"))
+	if len(unknown) > 0 {
 		oauthError(w, http.StatusBadRequest, "invalid_scope", "unknown scope "+unknown[0])
 		return
 	}
@@ -182,7 +183,11 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 		return
 	}
 	access, refresh, a, rf := s.newTokens()
-	g, err := s.Store.RotateRefreshToken(r.Context(), answerdesk.HashToken(plain), c.ID, a, rf)
+	g, err := s.Store.RotateRefreshToken(r.Context(), answerdesk.HashToken(plain), c.ID, want, a, rf)
+	if answerdesk.ErrorCode(err) == answerdesk.EINVALID {
+		oauthError(w, http.StatusBadRequest, "invalid_scope", answerdesk.ErrorMessage(err))
+		return
+	}
 	if err != nil {
 		s.grantFailed(w, err, "rotate refresh token")
 		return

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,7 +205,7 @@ func revokeGrantTx(ctx context.Context, tx *sql.Tx, grantID, now int64) error {
 }
 
 // RotateRefreshToken exchanges a refresh token for new tokens, once.
-func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, clientID string, access, refresh answerdesk.IssuedToken) (*answerdesk.OAuthGrant, error) {
+func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, clientID string, want []string, access, refresh answerdesk.IssuedToken) (*answerdesk.OAuthGrant, error) {
 	now := s.db.now().UnixMilli()
 	var (
 		g      answerdesk.OAuthGrant
@@ -243,6 +244,12 @@ func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, client
 		}
 		if now >= expires {
 			return invalidGrant("the refresh token has expired")
+		}
+		granted := strings.Fields(scopes)
+		for _, sc := range want {
+			if !slices.Contains(granted, sc) {
+				return answerdesk.Errorf(answerdesk.EINVALID, "the scope %s was not granted", sc)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_tokens SET rotated_at = ? WHERE hash = ?`, now, hash); err != nil {
 			return fmt.Errorf("rotate refresh token: %w", err)
