@@ -41,11 +41,10 @@ var authParams = []string{"response_type", "client_id", "redirect_uri", "state",
 
 // parseAuthRequest validates an authorization request's parameters.
 func (s *Server) parseAuthRequest(r *http.Request, q url.Values) (*authRequest, error) {
-	for _, p := range authParams {
+	// Until the client and its redirect URI are known good, errors are shown, not redirected.
+	for _, p := range []string{"client_id", "redirect_uri"} {
 		if len(q[p]) > 1 {
-			if p == "client_id" || p == "redirect_uri" {
-				return nil, &authError{code: "invalid_request", desc: p + " is repeated"}
-			}
+			return nil, &authError{code: "invalid_request", desc: p + " is repeated"}
 		}
 	}
 	c, err := s.client(r, q.Get("client_id"))
