@@ -41,15 +41,43 @@ type DB struct {
 	Secrets *answerdesk.SecretBox
 }
 
+// Synchronous modes (SQLite's PRAGMA synchronous) for WithSynchronous.
+const (
+	// SynchronousFull syncs the WAL on every commit: an answered write survives a power
+	// loss. The default.
+	SynchronousFull = "FULL"
+	// SynchronousNormal syncs only at checkpoints: an answered write survives a process
+	// crash but not a power loss or kernel panic, for fewer writes to the disk.
+	SynchronousNormal = "NORMAL"
+)
+
+// Option changes how Open opens the database.
+type Option func(*options)
+
+type options struct{ synchronous string }
+
+// WithSynchronous sets SQLite's synchronous mode: SynchronousFull (default) or
+// SynchronousNormal.
+func WithSynchronous(mode string) Option { return func(o *options) { o.synchronous = mode } }
+
 // Open opens (creating if needed) the SQLite database at path and applies pending
 // migrations.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	o := options{synchronous: SynchronousFull}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	switch o.synchronous = strings.ToUpper(o.synchronous); o.synchronous {
+	case SynchronousFull, SynchronousNormal:
+	default:
+		return nil, fmt.Errorf("synchronous mode %q: want full or normal", o.synchronous)
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
-	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
+	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + o.synchronous + ")", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
 	dsn := func(extra ...string) string {
 		q := url.Values{}
 		for _, p := range append(pragmas, extra...) {

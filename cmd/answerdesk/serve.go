@@ -38,6 +38,7 @@ type serveConfig struct {
 	demo                 bool
 	dispatchAllowPrivate bool
 	oauthAllowPrivate    bool
+	dbSynchronous        string
 	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
@@ -62,6 +63,7 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
 	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start)")
+	fs.StringVar(&cfg.dbSynchronous, "db-synchronous", "full", "full: every answered write survives a power loss; normal: fewer disk syncs, survives a process crash only")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
 	fs.BoolVar(&cfg.dispatchAllowPrivate, "dispatch-allow-private", false, "allow dispatch to loopback and private addresses")
@@ -120,7 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
-	db, err := store.Open(ctx, cfg.db)
+	db, err := store.Open(ctx, cfg.db, store.WithSynchronous(cfg.dbSynchronous))
 	if err != nil {
 		return err
 	}
