@@ -256,6 +256,27 @@ func TestCodeExchangeRefusals(t *testing.T) {
 		assertOAuthError(t, err, "invalid_grant")
 	})
 
+	t.Run("a token exchange naming another resource", func(t *testing.T) {
+		verifier := oauth2.GenerateVerifier()
+		code := authorize(t, newBrowser(t, app), cfg, verifier, app.Alice.Email)
+		_, err := cfg.Exchange(ctx, code, oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", "https://other.example/mcp"))
+		assertOAuthError(t, err, "invalid_target")
+	})
+
+	t.Run("a token is good only for the resource it was issued for", func(t *testing.T) {
+		tok := tokenFor(t, app, cfg, app.Alice.Email)
+		for _, resource := range []string{"https://other.example/mcp/account", app.Server.URL + "/api/v2", app.Server.URL + "/mcp/docs"} {
+			if _, err := app.OAuth.AuthenticateBearer(ctx, tok.AccessToken, resource); err == nil {
+				t.Errorf("accepted at %s", resource)
+			}
+		}
+		for _, resource := range []string{app.Server.URL + "/mcp/account", app.Server.URL + "/mcp/account/mcp"} {
+			if _, err := app.OAuth.AuthenticateBearer(ctx, tok.AccessToken, resource); err != nil {
+				t.Errorf("refused at %s: %v", resource, err)
+			}
+		}
+	})
+
 	t.Run("expired access token", func(t *testing.T) {
 		tok := tokenFor(t, app, cfg, app.Alice.Email)
 		app.Clock.Advance(61 * time.Minute)
