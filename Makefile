@@ -48,7 +48,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
-# Debian's Chromium, for the browser test of the keys page (rest/keys_browser_test.go):
+# Debian's Chromium, for the browser tests (the keys page, the sign-in and consent pages):
 # installed with apt when missing, through sudo when not root. "make test" tries it first
 # and goes on without it: the browser test then skips (or fails when CI=true).
 CHROMIUM := /usr/bin/chromium
