@@ -66,8 +66,8 @@ chromium-optional:
 	@$(MAKE) --no-print-directory chromium || { \
 		echo ""; \
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
-		echo "!!! WARNING: could not install chromium. The browser test of the keys page  !!!"; \
-		echo "!!! (rest/keys_browser_test.go) will be SKIPPED (it fails when CI=true).     !!!"; \
+		echo "!!! WARNING: could not install chromium. The browser tests (keys, sign-in   !!!"; \
+		echo "!!! and consent pages) will be SKIPPED (they fail when CI=true).             !!!"; \
 		echo "!!! Install it with: make chromium, or apt-get install chromium.             !!!"; \
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 		echo ""; \
