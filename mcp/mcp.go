@@ -12,6 +12,10 @@ package mcp
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -49,6 +53,10 @@ type Config struct {
 	// the same retrieved passages; otherwise askQuestion is extractive.
 	LLMURL, LLMModel, LLMKey string
 	HTTPClient               *http.Client // for the LLM endpoint; nil: a client with a 60 s timeout
+
+	// SessionKey signs the session IDs, binding each to the caller it was created for (a
+	// replica with the same key accepts it; nil: a random key of this process).
+	SessionKey []byte
 
 	// Authenticate, when set, wraps the MCP handler after the Host and Origin guard: the
 	// account server's bearer check, which puts the *answerdesk.Caller in the request's
@@ -109,6 +117,7 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 		server.WithDisableLocalhostProtection(true), // the guard below checks Host and Origin
 		server.WithDisableStreaming(true),
 		server.WithSessionIdleTTL(sessionIdleTTL),
+		server.WithSessionIdManagerResolver(newSessionIDs(cfg.SessionKey)),
 		// Browser clients (an inspector on a loopback origin): CORS for every origin the
 		// guard lets through; the guard has already answered 403 to the others.
 		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
@@ -146,6 +155,65 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.next.ServeHTTP(w, r)
 }
+
+// sessionIDs makes session IDs that carry an HMAC of the caller's user id (0 on the servers
+// without accounts), and accepts a session ID only from the caller it was made for: the MCP
+// security guidance binds sessions to users, so that a leaked session ID is no use to
+// anyone else. The tools take the caller from each request's bearer anyway; this also
+// keeps another user from touching the session's state. Nothing is stored, so any replica
+// with the same key accepts any session.
+type sessionIDs struct{ key []byte }
+
+func newSessionIDs(key []byte) sessionIDs {
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		_, _ = rand.Read(key)
+	}
+	return sessionIDs{key: key}
+}
+
+// ResolveSessionIdManager binds the manager to the request's caller.
+func (s sessionIDs) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
+	var owner int64
+	if r != nil {
+		if c := answerdesk.CallerFromContext(r.Context()); c != nil {
+			owner = c.UserID
+		}
+	}
+	return boundSessions{key: s.key, owner: owner}
+}
+
+type boundSessions struct {
+	key   []byte
+	owner int64
+}
+
+func (b boundSessions) mac(nonce string) string {
+	h := hmac.New(sha256.New, b.key)
+	fmt.Fprintf(h, "mcp-session:%d:%s", b.owner, nonce)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
+}
+
+// Generate returns a new session ID for the caller.
+func (b boundSessions) Generate() string {
+	n := make([]byte, 18)
+	_, _ = rand.Read(n)
+	nonce := base64.RawURLEncoding.EncodeToString(n)
+	return "mcp-session-" + nonce + "." + b.mac(nonce)
+}
+
+// Validate accepts a session ID made for this caller; mcp-go answers 404 otherwise, and the
+// client starts a new session.
+func (b boundSessions) Validate(id string) (bool, error) {
+	nonce, mac, ok := strings.Cut(strings.TrimPrefix(id, "mcp-session-"), ".")
+	if !ok || !hmac.Equal([]byte(mac), []byte(b.mac(nonce))) {
+		return false, errors.New("the session belongs to another caller or does not exist")
+	}
+	return false, nil
+}
+
+// Terminate has nothing to do: no session state is kept beyond mcp-go's idle sweeper.
+func (b boundSessions) Terminate(string) (bool, error) { return false, nil }
 
 // Shutdown stops the idle-session sweeper and ends the open sessions.
 func (h *endpoint) Shutdown(ctx context.Context) error { return h.streamable.Shutdown(ctx) }

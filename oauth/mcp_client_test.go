@@ -209,3 +209,40 @@ func TestPurgeExpired(t *testing.T) {
 		t.Error("an unused client was kept")
 	}
 }
+
+// An MCP session ID is bound to the user who opened it: another user's valid token with it
+// is answered 404 (session not found), so a leaked session ID is no use to anyone else.
+func TestSessionsBoundToCaller(t *testing.T) {
+	app := newApp(t)
+	post := func(token, session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, app.Server.URL+"/mcp/account", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	session := post(app.Alice.Token, "", init).Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatal("no session id")
+	}
+	if resp := post(app.Alice.Token, session, list); resp.StatusCode != http.StatusOK {
+		t.Errorf("Alice with her session: %d", resp.StatusCode)
+	}
+	if resp := post(app.Bob.Token, session, list); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("Bob with Alice's session: %d, want 404", resp.StatusCode)
+	}
+	if resp := post(app.Alice.Token, session+"x", list); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a forged session id: %d, want 404", resp.StatusCode)
+	}
+}

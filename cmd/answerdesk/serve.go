@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -185,7 +187,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer sandboxIndex.Close()
 	logger.Info("search index built", "pages", len(site.Pages), "duration", time.Since(start).Round(time.Millisecond))
-	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version,
+	// MCP session IDs are signed with a key derived from the key file, so every replica
+	// sharing it (and this one after a restart) accepts them.
+	sessionKey := hmac.New(sha256.New, key)
+	sessionKey.Write([]byte("answerdesk mcp session ids"))
+	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil),
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY")}
 	mcpHandlers := map[string]http.Handler{
 		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
