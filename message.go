@@ -102,18 +102,6 @@ type Message struct {
 	Answers json.RawMessage `json:"answers"`
 }
 
-// AnswerMap decodes the message's script answers.
-func (m *Message) AnswerMap() (map[string]any, error) {
-	answers := map[string]any{}
-	if len(m.Answers) == 0 {
-		return answers, nil
-	}
-	if err := json.Unmarshal(m.Answers, &answers); err != nil {
-		return nil, fmt.Errorf("decode answers of message %d: %w", m.ID, err)
-	}
-	return answers, nil
-}
-
 // MessageFilter is a request for one page of messages. Dates are the MM-DD-YYYY strings
 // the caller gave; Validate parses them.
 type MessageFilter struct {
@@ -234,10 +222,6 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			v.Add(name, "must be a string")
-			return "", false
-		}
-		if !utf8.ValidString(s) {
-			v.Add(name, "must be valid UTF-8")
 			return "", false
 		}
 		if utf8.RuneCountInString(s) > max {

@@ -3,7 +3,9 @@ package answerdesk
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,6 +36,16 @@ func NewSecret(prefix string) string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ValidSecretFormat reports whether s has the form NewSecret(prefix) gives, so that a value
+// of the wrong form is refused without a database lookup.
+func ValidSecretFormat(s, prefix string) bool {
+	if len(s) != len(prefix)+43 || !strings.HasPrefix(s, prefix) {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(s[len(prefix):])
+	return err == nil
 }
 
 // Client authentication methods at the token endpoint.
@@ -71,7 +83,6 @@ type OAuthGrant struct {
 	Resource   string   `json:"resource"`
 	CreatedAt  Time     `json:"created_at"`
 	LastUsedAt *Time    `json:"last_used_at"`
-	RevokedAt  *Time    `json:"revoked_at"`
 }
 
 // AuthorizationCode is what a code stands for, as stored when the user consents.
@@ -113,7 +124,7 @@ type OAuthStore interface {
 	// and the grant it issued is revoked (RFC 6749 §4.1.2: a replayed code may be stolen).
 	RedeemCode(ctx context.Context, hash []byte) (*AuthorizationCode, error)
 	// CreateGrant records the grant of a redeemed code with its first access and refresh
-	// tokens. If the code was replayed in the meantime the grant is created revoked.
+	// tokens. If the code was replayed in the meantime nothing is created: EUNAUTHORIZED.
 	CreateGrant(ctx context.Context, code *AuthorizationCode, access, refresh IssuedToken) (*OAuthGrant, error)
 	// RotateRefreshToken exchanges a refresh token of clientID for new tokens. A refresh
 	// token presented a second time, later than RefreshReuseGrace after its rotation,
@@ -142,6 +153,11 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
+// ValidCSRF reports whether a form's CSRF token is the session's, in constant time.
+func (s *Session) ValidCSRF(token string) bool {
+	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.CSRF)) == 1
+}
+
 // SessionService keeps web sign-in sessions. The plain session id lives only in the cookie.
 type SessionService interface {
 	// CreateSession signs the user in and returns the plain session id for the cookie.
@@ -161,13 +177,7 @@ func ParseScopes(s string) (scopes, unknown []string) {
 			continue
 		}
 		seen[f] = true
-		known := false
-		for _, a := range AllScopes {
-			if a == f {
-				known = true
-			}
-		}
-		if known {
+		if slices.Contains(AllScopes, f) {
 			scopes = append(scopes, f)
 		} else {
 			unknown = append(unknown, f)

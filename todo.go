@@ -142,10 +142,6 @@ func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 			v.Add(name, "must be a string")
 			return ""
 		}
-		if !utf8.ValidString(s) {
-			v.Add(name, "must be valid UTF-8")
-			return ""
-		}
 		if utf8.RuneCountInString(s) > max {
 			v.Add(name, fmt.Sprintf("must be at most %d characters", max))
 			return ""

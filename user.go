@@ -2,9 +2,7 @@ package answerdesk
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"net/mail"
 	"strings"
 )
@@ -76,20 +74,10 @@ type Token struct {
 const TokenPrefix = "ak_"
 
 // NewTokenValue returns a fresh random token: "ak_" and 43 URL-safe base64 characters.
-func NewTokenValue() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-}
+func NewTokenValue() string { return NewSecret(TokenPrefix) }
 
 // ValidTokenFormat reports whether s looks like a customer API token.
-func ValidTokenFormat(s string) bool {
-	if len(s) != len(TokenPrefix)+43 || !strings.HasPrefix(s, TokenPrefix) {
-		return false
-	}
-	_, err := base64.RawURLEncoding.DecodeString(s[len(TokenPrefix):])
-	return err == nil
-}
+func ValidTokenFormat(s string) bool { return ValidSecretFormat(s, TokenPrefix) }
 
 // HashToken is the SHA-256 of a token, the only form stored.
 func HashToken(s string) []byte {

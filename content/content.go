@@ -311,6 +311,10 @@ type headingIDs struct{ seen map[string]bool }
 
 func newHeadingIDs() *headingIDs { return &headingIDs{seen: map[string]bool{}} }
 
+// NewHeadingIDs is the goldmark parser.IDs that Load renders pages with, for packages that
+// parse page bodies themselves (search) and must give headings the same anchors.
+func NewHeadingIDs() parser.IDs { return newHeadingIDs() }
+
 // HeadingID is the anchor a heading gets, without the suffix added for repeats.
 func HeadingID(text string) string {
 	var b strings.Builder

@@ -26,13 +26,11 @@ import (
 
 // docsKB is the documentation split for answering.
 type docsKB struct {
-	base     string
 	byURL    map[string]*docSection   // by passage URL: path, or path#anchor
 	byPage   map[string][]*docSection // by page path, in page order
 	df       map[string]int           // units a term occurs in
 	known    termSet                  // every term of the docs: units, headings and titles
 	units    int
-	maxIDF   float64
 	docPages []*content.Page
 }
 
@@ -56,7 +54,7 @@ type unit struct {
 type termSet map[string]bool
 
 func newDocsKB(site *content.Site, base string) *docsKB {
-	kb := &docsKB{base: base, byURL: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{}, known: termSet{}}
+	kb := &docsKB{byURL: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{}, known: termSet{}}
 	for _, pg := range site.Pages {
 		if pg.Type != content.TypeDocs {
 			continue
@@ -78,7 +76,6 @@ func newDocsKB(site *content.Site, base string) *docsKB {
 			}
 		}
 	}
-	kb.maxIDF = kb.idf("\x00never")
 	return kb
 }
 
@@ -843,11 +840,10 @@ func addsTerm(q question, chosen []scored, u *unit) bool {
 
 // snippet is the part of a section that best matches a query: its best sentence and the
 // ones after it, up to about maxLen characters; the section's start when nothing matches.
-func (kb *docsKB) snippet(sec *docSection, query string, maxLen int) string {
+func (kb *docsKB) snippet(sec *docSection, q question, maxLen int) string {
 	if len(sec.units) == 0 {
 		return ""
 	}
-	q := kb.prepare(query)
 	best, bestScore := 0, -1.0
 	for i, u := range sec.units {
 		if s := kb.score(q, u, 0); s.score > bestScore {

@@ -74,11 +74,15 @@ type section struct {
 }
 
 func (d *docs) cite(sec *docSection) section {
-	h := sec.heading
+	return section{Title: sec.page.Title, URL: d.base + sec.url, Section: headingOr(sec.heading)}
+}
+
+// headingOr is a section's heading as shown: Introduction for the text before the first.
+func headingOr(h string) string {
 	if h == "" {
-		h = "Introduction"
+		return "Introduction"
 	}
-	return section{Title: sec.page.Title, URL: d.base + sec.url, Section: h}
+	return h
 }
 
 // --- searchDocumentation ---
@@ -153,13 +157,11 @@ func (d *docs) search(ctx context.Context, req mcpgo.CallToolRequest) (docSearch
 		return docSearch{}, err
 	}
 	out := docSearch{Query: q, Results: []passage{}}
+	pq := d.kb.prepare(q)
 	for _, p := range ps {
-		r := passage{Title: p.PageTitle, Section: p.Heading, URL: d.base + p.URL, Score: round(p.Score)}
-		if r.Section == "" {
-			r.Section = "Introduction"
-		}
+		r := passage{Title: p.PageTitle, Section: headingOr(p.Heading), URL: d.base + p.URL, Score: round(p.Score)}
 		if sec := d.kb.byURL[p.URL]; sec != nil {
-			r.Snippet = d.kb.snippet(sec, q, 320)
+			r.Snippet = d.kb.snippet(sec, pq, 320)
 		} else {
 			r.Snippet = truncate(p.Text, 320)
 		}
@@ -380,11 +382,7 @@ func (d *docs) askLLM(ctx context.Context, text string, ps []search.Passage) (an
 	var b strings.Builder
 	fmt.Fprintf(&b, "Question: %s\n\nPassages:\n", text)
 	for i, p := range ps {
-		h := p.Heading
-		if h == "" {
-			h = "Introduction"
-		}
-		fmt.Fprintf(&b, "\n[%d] %s — %s (%s%s)\n%s\n", i+1, p.PageTitle, h, d.base, p.URL, truncate(p.Text, 3000))
+		fmt.Fprintf(&b, "\n[%d] %s — %s (%s%s)\n%s\n", i+1, p.PageTitle, headingOr(p.Heading), d.base, p.URL, truncate(p.Text, 3000))
 	}
 	reply, err := d.llm.Complete(ctx, []llm.Message{{Role: "system", Content: llmSystem}, {Role: "user", Content: b.String()}})
 	if err != nil {
@@ -418,11 +416,7 @@ func (d *docs) citePassage(p search.Passage) section {
 	if sec := d.kb.byURL[p.URL]; sec != nil {
 		return d.cite(sec)
 	}
-	h := p.Heading
-	if h == "" {
-		h = "Introduction"
-	}
-	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: h}
+	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: headingOr(p.Heading)}
 }
 
 // --- resources ---

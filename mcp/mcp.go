@@ -24,6 +24,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -492,9 +493,11 @@ func (a args) integer(name string, lo, hi, def int) (int, error) {
 	case float64:
 		n = x
 	case string:
-		if _, err := fmt.Sscan(strings.TrimSpace(x), &n); err != nil {
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
 			return 0, bad
 		}
+		n = f
 	default:
 		return 0, bad
 	}

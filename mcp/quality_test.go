@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"os"
 	"slices"
@@ -133,35 +132,6 @@ func TestAskQuestionQuality(t *testing.T) {
 		}
 		if a := d.extractive(q, ps); a.Answered {
 			t.Errorf("off-topic %q was answered: %s", q, a.Answer)
-		}
-	}
-}
-
-// debugAnswer prints the best candidate sentences of a question (QA_DEBUG="question").
-func TestAskQuestionDebug(t *testing.T) {
-	q := os.Getenv("QA_DEBUG")
-	if q == "" {
-		t.Skip("set QA_DEBUG to a question")
-	}
-	cfg := testConfig(t, "http://localhost:8080")
-	kb := newDocsKB(cfg.Site, cfg.base())
-	ps, _ := cfg.Index.Passages(context.Background(), q, askPassages)
-	pq := kb.prepare(q)
-	for _, term := range pq.terms {
-		fmt.Printf("term %s %v weight %.2f\n", term.stem, term.alts, term.weight)
-	}
-	top := ps[0].Score
-	for _, p := range ps {
-		fmt.Printf("passage %.2f %s\n", p.Score, p.URL)
-		if sec := kb.byURL[p.URL]; sec != nil {
-			for _, u := range sec.units {
-				s := kb.score(pq, u, p.Score/top)
-				if s.score > 0.3 {
-					fmt.Printf("   %.2f cov %.2f own %.2f  %s\n", s.score, s.coverage, s.own, u.text)
-				}
-			}
-		} else {
-			fmt.Println("   (no section)")
 		}
 	}
 }

@@ -218,7 +218,7 @@ func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusUnauthorized, "Signed out", "Your session ended. Go back to the application and connect again.")
 		return
 	}
-	if !CheckCSRF(r, sess) {
+	if !sess.ValidCSRF(r.PostFormValue("csrf_token")) {
 		s.errorPage(w, http.StatusForbidden, "Authorization failed", "The form expired or did not come from this site. Go back to the application and connect again.")
 		return
 	}

@@ -46,12 +46,6 @@ func (s *Server) CurrentSession(r *http.Request) *answerdesk.Session {
 	return sess
 }
 
-// CheckCSRF reports whether the form's csrf_token matches the session's.
-func CheckCSRF(r *http.Request, sess *answerdesk.Session) bool {
-	got := r.PostFormValue("csrf_token")
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) == 1
-}
-
 // safeReturn keeps a post-sign-in destination on this site: a path of the keys page or of
 // an authorization request, nothing else. Browsers drop tabs and newlines from URLs and
 // read "\" as "/", so "/\t/evil.example" would leave the site; only known paths pass.
@@ -162,7 +156,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	if !CheckCSRF(r, sess) {
+	if !sess.ValidCSRF(r.PostFormValue("csrf_token")) {
 		s.errorPage(w, http.StatusForbidden, "Sign-out failed", "The form expired. Reload the page and try again.")
 		return
 	}

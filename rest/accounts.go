@@ -7,18 +7,7 @@ import (
 )
 
 func (s *Server) listAccounts(w http.ResponseWriter, r *http.Request) {
-	q := newQuery(r)
-	p := q.paging(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize)
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	list, meta, err := s.Accounts.FindAccounts(r.Context(), caller(r), p)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	servePage(s, w, r, answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize, s.Accounts.FindAccounts)
 }
 
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {

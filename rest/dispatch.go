@@ -14,18 +14,7 @@ const (
 )
 
 func (s *Server) listOnCallContacts(w http.ResponseWriter, r *http.Request) {
-	q := newQuery(r)
-	p := q.paging(defaultContactPageSize, maxContactPageSize)
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	list, meta, err := s.Dispatch.FindOnCallContacts(r.Context(), caller(r), p)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	servePage(s, w, r, defaultContactPageSize, maxContactPageSize, s.Dispatch.FindOnCallContacts)
 }
 
 func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {
@@ -61,11 +50,7 @@ func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	list, meta, err := s.Dispatch.FindDispatchDeliveries(r.Context(), caller(r), dq)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	s.writeList(w, r, list, meta, err)
 }
 
 func (s *Server) replayDispatchDelivery(w http.ResponseWriter, r *http.Request) {

@@ -3,7 +3,6 @@ package rest
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -57,12 +56,9 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) *answerdesk.Se
 		http.Redirect(w, r, "/login?return_to="+url.QueryEscape("/settings/keys"), http.StatusSeeOther)
 		return nil
 	}
-	if r.Method == http.MethodPost {
-		got := r.PostFormValue("csrf_token")
-		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.CSRF)) != 1 {
-			s.renderKeys(w, r, sess, http.StatusForbidden, keysView{Error: "The form expired or did not come from this page. Try again."})
-			return nil
-		}
+	if r.Method == http.MethodPost && !sess.ValidCSRF(r.PostFormValue("csrf_token")) {
+		s.renderKeys(w, r, sess, http.StatusForbidden, keysView{Error: "The form expired or did not come from this page. Try again."})
+		return nil
 	}
 	return sess
 }

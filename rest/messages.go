@@ -19,11 +19,16 @@ type listResponse struct {
 	Meta answerdesk.PageMeta `json:"meta"`
 }
 
-// writeList writes a page with its meta and an RFC 8288 Link header to the neighbours.
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, data any, meta answerdesk.PageMeta) {
+// writeList writes a page with its meta and an RFC 8288 Link header to the neighbours, or
+// the error.
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, data any, meta answerdesk.PageMeta, err error) {
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
 	var links []string
+	q := r.URL.Query()
 	link := func(page int, rel string) {
-		q := r.URL.Query()
 		q.Set("page", strconv.Itoa(page))
 		q.Set("page_size", strconv.Itoa(meta.PageSize))
 		links = append(links, fmt.Sprintf(`<%s%s?%s>; rel="%s"`, s.BaseURL, r.URL.Path, q.Encode(), rel))
@@ -61,11 +66,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, meta, err := s.Messages.FindMessages(r.Context(), caller(r), mq)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	s.writeList(w, r, list, meta, err)
 }
 
 func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {

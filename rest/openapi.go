@@ -23,10 +23,13 @@ func serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 var openAPIV1 []byte
 
 // openAPIV1ETag is the document's entity tag, made like the public API's other ETags.
-var openAPIV1ETag = func() string {
-	sum := sha256.Sum256(openAPIV1)
+var openAPIV1ETag = etagOf(openAPIV1)
+
+// etagOf is the strong entity tag of a response body.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
-}()
+}
 
 // serveOpenAPIV1 serves the public API's OpenAPI document (GET /api/v1/openapi.json): no
 // credentials, cacheable like every public read (ETag, Cache-Control), and 304 to a

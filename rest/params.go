@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -73,6 +74,20 @@ func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
 		return answerdesk.Paging{}
 	}
 	return answerdesk.CheckPaging(&q.errs, page, size, defaultSize, maxSize)
+}
+
+// servePage serves a list that takes only page and page_size: parse them, call find with
+// the caller, write the page (or the error).
+func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, defaultSize, maxSize int,
+	find func(context.Context, *answerdesk.Caller, answerdesk.Paging) ([]T, answerdesk.PageMeta, error)) {
+	q := newQuery(r)
+	p := q.paging(defaultSize, maxSize)
+	if err := q.err(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	list, meta, err := find(r.Context(), caller(r), p)
+	s.writeList(w, r, list, meta, err)
 }
 
 // readBody reads the whole (size-limited) request body.

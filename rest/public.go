@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -228,15 +226,11 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 		a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
 		return
 	}
-	sum := sha256.Sum256(body)
-	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	etag := etagOf(body)
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "public, max-age=300")
-	if match := r.Header.Get("If-None-Match"); match != "" && slices.ContainsFunc(strings.Split(match, ","), func(m string) bool {
-		m = strings.TrimSpace(m)
-		return m == etag || m == "W/"+etag || m == "*"
-	}) {
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

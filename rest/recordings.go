@@ -29,11 +29,7 @@ func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	s.writeList(w, r, list, meta, err)
 }
 
 func (s *Server) getCallRecording(w http.ResponseWriter, r *http.Request) {

@@ -8,18 +8,7 @@ import (
 )
 
 func (s *Server) listToDos(w http.ResponseWriter, r *http.Request) {
-	q := newQuery(r)
-	p := q.paging(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	list, meta, err := s.ToDos.FindToDos(r.Context(), caller(r), p)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	s.writeList(w, r, list, meta)
+	servePage(s, w, r, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize, s.ToDos.FindToDos)
 }
 
 func (s *Server) createToDo(w http.ResponseWriter, r *http.Request) {

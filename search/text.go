@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -21,26 +20,6 @@ import (
 // markdown parses page bodies as content.Load renders them (GFM, heading IDs).
 var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM),
 	goldmark.WithParserOptions(parser.WithAutoHeadingID()))
-
-// headingIDs generates heading anchors as content.Load does: content.HeadingID of the
-// heading's source line, with "-1", "-2", ... for repeats across every heading of the page.
-// (goldmark's own default, ids.Generate in parser/parser.go of v1.8.7, differs: it turns
-// "_" into "-" and drops every non-ASCII character.) The anchors of a page that carries its
-// rendered HTML are taken from that HTML instead (see parseMarkdown), so they cannot drift
-// from the page whatever the scheme.
-type headingIDs map[string]bool
-
-func (h headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
-	base := content.HeadingID(string(value))
-	id := base
-	for i := 1; h[id]; i++ {
-		id = fmt.Sprintf("%s-%d", base, i)
-	}
-	h[id] = true
-	return []byte(id)
-}
-
-func (h headingIDs) Put(value []byte) { h[string(value)] = true }
 
 // h2ID finds the id attributes of the level-2 headings of rendered HTML.
 var h2ID = regexp.MustCompile(`<h2 id="([^"]*)"`)
@@ -64,7 +43,7 @@ type plainDoc struct {
 // are the anchors.
 func parseMarkdown(body, rendered string) plainDoc {
 	src := []byte(body)
-	root := markdown.Parser().Parse(text.NewReader(src), parser.WithContext(parser.NewContext(parser.WithIDs(headingIDs{}))))
+	root := markdown.Parser().Parse(text.NewReader(src), parser.WithContext(parser.NewContext(parser.WithIDs(content.NewHeadingIDs()))))
 
 	// Every level-2 heading, nested ones included, in document order: the order of the
 	// <h2> elements of the rendered page.

@@ -13,7 +13,7 @@ import (
 // CreateAccount creates a customer account. An empty time zone means America/New_York.
 func (db *DB) CreateAccount(ctx context.Context, number, name, timeZone string) (*answerdesk.Account, error) {
 	if timeZone == "" {
-		timeZone = "America/New_York"
+		timeZone = answerdesk.DefaultTimeZone
 	}
 	if _, err := time.LoadLocation(timeZone); err != nil {
 		return nil, answerdesk.Errorf(answerdesk.EINVALID, "unknown time zone %q", timeZone)

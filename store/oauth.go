@@ -153,12 +153,11 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		if err := tx.QueryRowContext(ctx, `SELECT reused_at FROM oauth_codes WHERE hash = ?`, code.Hash).Scan(&reused); err != nil {
 			return fmt.Errorf("reload authorization code: %w", err)
 		}
-		var revoked *int64
-		if reused != nil { // replayed between redeem and now: issue nothing usable
-			revoked = &now
+		if reused != nil { // replayed between redeem and now: issue nothing
+			return invalidGrant("authorization code already used")
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			code.UserID, code.ClientID, strings.Join(code.Scopes, " "), code.Resource, now, now, revoked)
+		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			code.UserID, code.ClientID, strings.Join(code.Scopes, " "), code.Resource, now, now)
 		if err != nil {
 			return fmt.Errorf("insert grant: %w", err)
 		}
@@ -166,11 +165,8 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_codes SET grant_id = ? WHERE hash = ?`, id, code.Hash); err != nil {
 			return fmt.Errorf("link code to grant: %w", err)
 		}
-		if err := insertTokens(ctx, tx, id, now, revoked, access, refresh); err != nil {
+		if err := insertTokens(ctx, tx, id, now, access, refresh); err != nil {
 			return err
-		}
-		if reused != nil {
-			return invalidGrant("authorization code already used")
 		}
 		g = &answerdesk.OAuthGrant{ID: id, UserID: code.UserID, ClientID: code.ClientID, Scopes: code.Scopes, Resource: code.Resource, CreatedAt: fromMS(now)}
 		return nil
@@ -181,25 +177,24 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 	return g, nil
 }
 
-func insertTokens(ctx context.Context, tx *sql.Tx, grantID, now int64, revoked *int64, access, refresh answerdesk.IssuedToken) error {
+func insertTokens(ctx context.Context, tx *sql.Tx, grantID, now int64, access, refresh answerdesk.IssuedToken) error {
 	for _, t := range []struct {
 		kind string
 		tok  answerdesk.IssuedToken
 	}{{"access", access}, {"refresh", refresh}} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.tok.Hash, grantID, t.kind, now, t.tok.ExpiresAt.UnixMilli(), revoked); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			t.tok.Hash, grantID, t.kind, now, t.tok.ExpiresAt.UnixMilli()); err != nil {
 			return fmt.Errorf("insert %s token: %w", t.kind, err)
 		}
 	}
 	return nil
 }
 
+// revokeGrantTx revokes a grant. Its tokens are not touched: every check of a token also
+// checks its grant.
 func revokeGrantTx(ctx context.Context, tx *sql.Tx, grantID, now int64) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, now, grantID); err != nil {
 		return fmt.Errorf("revoke grant %d: %w", grantID, err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE grant_id = ?`, now, grantID); err != nil {
-		return fmt.Errorf("revoke tokens of grant %d: %w", grantID, err)
 	}
 	return nil
 }
@@ -257,9 +252,9 @@ func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, client
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET last_used_at = ? WHERE id = ?`, now, g.ID); err != nil {
 			return fmt.Errorf("touch grant: %w", err)
 		}
-		g.Scopes = strings.Fields(scopes)
+		g.Scopes = granted
 		g.CreatedAt = fromMS(created)
-		return insertTokens(ctx, tx, g.ID, now, nil, access, refresh)
+		return insertTokens(ctx, tx, g.ID, now, access, refresh)
 	})
 	if err != nil {
 		return nil, err
@@ -273,7 +268,7 @@ func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, client
 // AuthenticateAccessToken returns what a plain access token stands for.
 func (s *OAuthStore) AuthenticateAccessToken(ctx context.Context, plain string) (*answerdesk.AccessToken, error) {
 	unauthorized := answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "missing, expired or revoked access token")
-	if !strings.HasPrefix(plain, answerdesk.AccessTokenPrefix) || len(plain) != len(answerdesk.AccessTokenPrefix)+43 {
+	if !answerdesk.ValidSecretFormat(plain, answerdesk.AccessTokenPrefix) {
 		return nil, unauthorized
 	}
 	hash := answerdesk.HashToken(plain)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -170,10 +169,7 @@ func (s *ToDoService) RecordAttempts(ctx context.Context, results []answerdesk.A
 			o := r.Occurrence
 			var errText *string
 			if r.Error != "" {
-				e := r.Error
-				if len(e) > 2000 {
-					e = strings.ToValidUTF8(e[:2000], "")
-				}
+				e := truncateUTF8(r.Error, 2000)
 				errText = &e
 			}
 			var provider *string

@@ -250,35 +250,19 @@ func parseAccountIDs(accounts *string) ([]int64, error) {
 	return ids, nil
 }
 
-// memberships returns the ids of the accounts the user is a member of.
-func (db *DB) memberships(ctx context.Context, userID int64) ([]int64, error) {
-	rows, err := db.rd.QueryContext(ctx, `SELECT account_id FROM memberships WHERE user_id = ? ORDER BY account_id`, userID)
-	if err != nil {
-		return nil, fmt.Errorf("load memberships of user %d: %w", userID, err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("scan membership: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
 // CallerForUser returns the caller a signed-in user stands for, with the given scopes.
 func (db *DB) CallerForUser(ctx context.Context, userID int64, scopes []string) (*answerdesk.Caller, error) {
 	c := answerdesk.Caller{UserID: userID, Scopes: scopes}
-	err := db.rd.QueryRowContext(ctx, `SELECT email, admin FROM users WHERE id = ?`, userID).Scan(&c.Email, &c.Admin)
+	var accounts *string
+	err := db.rd.QueryRowContext(ctx, `SELECT email, admin, (SELECT group_concat(account_id) FROM memberships WHERE user_id = users.id)
+		FROM users WHERE id = ?`, userID).Scan(&c.Email, &c.Admin, &accounts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "the user no longer exists")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load user %d: %w", userID, err)
 	}
-	if c.AccountIDs, err = db.memberships(ctx, userID); err != nil {
+	if c.AccountIDs, err = parseAccountIDs(accounts); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -160,12 +160,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.dispatchAllowPrivate {
 		logger.Warn("dispatch may reach loopback and private addresses (--dispatch-allow-private)")
 	}
-	dispatcher := &dispatch.Dispatcher{Queue: store.NewDispatchService(db), Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
+	dispatchService := store.NewDispatchService(db)
+	dispatcher := &dispatch.Dispatcher{Queue: dispatchService, Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
 		Lease: cfg.dispatchLease, Logger: logger}
+	dispatchService.OnChange = dispatcher.Wake
 	messages := store.NewMessageService(db)
 	messages.OnCreate = dispatcher.Wake
-	dispatchService := store.NewDispatchService(db)
-	dispatchService.OnChange = dispatcher.Wake
 	site, public, err := loadPublic(cfg)
 	if err != nil {
 		return err
