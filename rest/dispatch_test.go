@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -126,4 +127,71 @@ func TestDispatchDeliveriesLog(t *testing.T) {
 		wantError(t, app.Do(t, "GET", "/api/v2/dispatch-deliveries"+q, app.Alice.Token, nil), 422, "invalid_parameter", field)
 	}
 	wantError(t, app.Do(t, "POST", "/api/v2/dispatch-deliveries/999/replay", app.Alice.Token, nil), 404, "not_found")
+}
+
+// TestOnCallContactLimits: the configuration limits of CONTRACT §2 that bound how much one
+// message can make the service render, store and send (issue 12, merge-variable
+// amplification): 50 data fields per method, 10 methods per contact, 100 contacts per account.
+func TestOnCallContactLimits(t *testing.T) {
+	app := testapp.New(t)
+	fields := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`{"field":"f%d","value":"{{message.content}}"}`, i)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	methods := func(n, fieldCount int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = `{"type":"external_api","url":"https://hooks.example.com/` + fmt.Sprint(i) + `","data":` + fields(fieldCount) + `}`
+		}
+		return `{"account_number":"1001","name":"Limits","delivery_methods":[` + strings.Join(parts, ",") + `]}`
+	}
+	t.Run("50_data_fields_are_accepted", func(t *testing.T) {
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, answerdesk.MaxPayloadFields)); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("51_data_fields_are_422", func(t *testing.T) {
+		wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, answerdesk.MaxPayloadFields+1)),
+			422, "invalid_parameter", "delivery_methods[0].data")
+	})
+	t.Run("10_delivery_methods_are_accepted", func(t *testing.T) {
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(answerdesk.MaxDeliveryMethodsPerContact, 1)); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("11_delivery_methods_are_422", func(t *testing.T) {
+		wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(answerdesk.MaxDeliveryMethodsPerContact+1, 1)),
+			422, "invalid_parameter", "delivery_methods")
+	})
+	t.Run("101st_contact_of_an_account_is_422", func(t *testing.T) {
+		ctx := context.Background()
+		alice := app.Caller(t, app.Alice)
+		in, err := answerdesk.ParseOnCallContactCreate([]byte(methods(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *answerdesk.OnCallContact
+		for range answerdesk.MaxOnCallContactsPerAccount - 2 { // two were created above
+			if last, err = app.Dispatch.CreateOnCallContact(ctx, alice, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, 1)), 422, "invalid_parameter", "account_number")
+		if !strings.Contains(e.Errors[0].Message, "100") {
+			t.Errorf("the error does not say the limit: %+v", e.Errors)
+		}
+		// Another account has its own allowance, and deleting a contact makes room again.
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Bob.Token, strings.Replace(methods(1, 1), "1001", "1002", 1)); r.Status != 200 {
+			t.Fatalf("bob: %d %s", r.Status, r.Body)
+		}
+		if r := app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", last.ID), app.Alice.Token, nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, 1)); r.Status != 200 {
+			t.Fatalf("after a delete: %d %s", r.Status, r.Body)
+		}
+	})
 }

@@ -55,6 +55,18 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 	now := s.db.now().UnixMilli()
 	var id int64
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		// Counted in the writing transaction, so that concurrent creates cannot both pass.
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE account_id = ? AND deleted_at IS NULL`,
+			acct.ID).Scan(&n); err != nil {
+			return fmt.Errorf("count on-call contacts of account %d: %w", acct.ID, err)
+		}
+		if n >= answerdesk.MaxOnCallContactsPerAccount {
+			var v answerdesk.ValidationErrors
+			v.Add("account_number", fmt.Sprintf("already has %d on-call contacts, the most an account may have; delete one first",
+				answerdesk.MaxOnCallContactsPerAccount))
+			return v.Err()
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
 			VALUES (?, ?, ?, ?, ?)`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now)
 		if err != nil {
