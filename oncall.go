@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -35,6 +36,26 @@ const (
 	// MaxPayloadValueLength is the longest data value (its template, before rendering).
 	MaxPayloadValueLength = 10000
 )
+
+// Replays of deliveries are limited per account: each one sends a stored body (up to
+// MaxPayloadBytes) again at once, so without a limit a customer could turn the service into a
+// bandwidth amplifier towards any URL.
+const (
+	ReplayRateLimit  = 30          // replays per window per account
+	ReplayRateWindow = time.Minute // the window
+)
+
+// ReplayLimitKey is the rate-limit key of replays of an account's deliveries.
+func ReplayLimitKey(accountID int64) string { return fmt.Sprintf("replay|%d", accountID) }
+
+// ReplayLimited is the error of a replay refused by the rate limit.
+func ReplayLimited(d RateDecision) *Error {
+	// Whole seconds, rounded up: a retry before the window turns would be refused again.
+	retry := time.Duration(math.Ceil(max(d.Reset, time.Second).Seconds())) * time.Second
+	return &Error{Code: ERATELIMITED, RetryAfter: retry,
+		Message: fmt.Sprintf("too many replays: an account may replay at most %d deliveries per %s", d.Limit, ReplayRateWindow),
+		Hint:    fmt.Sprintf("Retry in %d seconds (Retry-After).", int(retry/time.Second))}
+}
 
 // OnCallContact is someone a message is delivered to, in an escalation level of an account.
 type OnCallContact struct {

@@ -195,3 +195,65 @@ func TestOnCallContactLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayRateLimit: each body-less replay sends a stored body (up to 256 KiB) again at
+// once, which made the service a bandwidth amplifier (issue 12). Replays are limited to
+// answerdesk.ReplayRateLimit per minute per account: the account of the delivery, whoever
+// asks.
+func TestReplayRateLimit(t *testing.T) {
+	app := testapp.New(t)
+	for _, u := range []testapp.User{app.Alice, app.Bob} {
+		account := "1001"
+		if u.Email == app.Bob.Email {
+			account = "1002"
+		}
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", u.Token, strings.Replace(goodContact, "1001", account, 1)); r.Status != 200 {
+			t.Fatalf("create contact: %d %s", r.Status, r.Body)
+		}
+	}
+	app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	app.CreateMessage(t, app.Bob, testapp.Start, map[string]any{"account_number": "1002"})
+	deliveryOf := func(u testapp.User) int64 {
+		var l struct{ Data []answerdesk.DispatchDelivery }
+		app.Do(t, "GET", "/api/v2/dispatch-deliveries", u.Token, nil).JSON(t, &l)
+		if len(l.Data) != 1 {
+			t.Fatalf("%s has %d deliveries", u.Email, len(l.Data))
+		}
+		return l.Data[0].ID
+	}
+	alices, bobs := deliveryOf(app.Alice), deliveryOf(app.Bob)
+	replay := func(u testapp.User, id int64) *testapp.Response {
+		return app.Do(t, "POST", fmt.Sprintf("/api/v2/dispatch-deliveries/%d/replay", id), u.Token, nil)
+	}
+
+	t.Run("30_replays_a_minute_pass", func(t *testing.T) {
+		for i := range answerdesk.ReplayRateLimit {
+			if r := replay(app.Alice, alices); r.Status != 200 {
+				t.Fatalf("replay %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+	})
+	t.Run("the_31st_is_429_with_retry_after", func(t *testing.T) {
+		r := replay(app.Alice, alices)
+		wantError(t, r, 429, "rate_limited")
+		if got := r.Header.Get("Retry-After"); got != "60" {
+			t.Fatalf("Retry-After %q, want 60 (the window turns in a minute)", got)
+		}
+	})
+	t.Run("the_limit_is_the_account's_not_the_caller's", func(t *testing.T) {
+		wantError(t, replay(app.Admin, alices), 429, "rate_limited")
+		if r := replay(app.Bob, bobs); r.Status != 200 {
+			t.Fatalf("another account's replay: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("unknown_deliveries_are_still_404", func(t *testing.T) {
+		wantError(t, replay(app.Alice, 999), 404, "not_found")
+		wantError(t, replay(app.Alice, bobs), 404, "not_found")
+	})
+	t.Run("the_next_minute_allows_replays_again", func(t *testing.T) {
+		app.Clock.Advance(answerdesk.ReplayRateWindow)
+		if r := replay(app.Alice, alices); r.Status != 200 {
+			t.Fatalf("after a minute: %d %s", r.Status, r.Body)
+		}
+	})
+}
