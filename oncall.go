@@ -53,7 +53,7 @@ func ReplayLimited(d RateDecision) *Error {
 	// Whole seconds, rounded up: a retry before the window turns would be refused again.
 	retry := time.Duration(math.Ceil(max(d.Reset, time.Second).Seconds())) * time.Second
 	return &Error{Code: ERATELIMITED, RetryAfter: retry,
-		Message: fmt.Sprintf("too many replays: an account may replay at most %d deliveries per %s", d.Limit, ReplayRateWindow),
+		Message: fmt.Sprintf("too many replays: an account may replay at most %d deliveries in %d seconds", d.Limit, int(ReplayRateWindow/time.Second)),
 		Hint:    fmt.Sprintf("Retry in %d seconds (Retry-After).", int(retry/time.Second))}
 }
 
