@@ -148,3 +148,53 @@ func lastMessageID(t *testing.T, db *sql.DB) int64 {
 	}
 	return id
 }
+
+// BenchmarkAmplificationWorstCase creates one 20 KB message on an account configured to the
+// limits through the API: 100 on-call contacts at one level, each with 10 methods of 50
+// fields repeating {{message.content}} as often as a 1 MiB request body allows (100 times a
+// value). Every one of the 1,000 deliveries is rendered within its 256 KiB budget in the
+// message's transaction. It reports the time to create the message (the writer is held that
+// long), the bytes stored, and the bytes allocated, per message.
+func BenchmarkAmplificationWorstCase(b *testing.B) {
+	app := testapp.New(b)
+	const variable = "{{message.content}}"
+	value := strings.Repeat(variable, 100)
+	fields := make([]string, answerdesk.MaxPayloadFields)
+	for i := range fields {
+		fields[i] = fmt.Sprintf(`{"field":"f%02d","value":%q}`, i, value)
+	}
+	methods := make([]string, answerdesk.MaxDeliveryMethodsPerContact)
+	for i := range methods {
+		methods[i] = fmt.Sprintf(`{"url":"https://hooks%d.example.com/in","data":[%s]}`, i, strings.Join(fields, ","))
+	}
+	contact := `{"account_number":"1001","name":"Amplifier","delivery_methods":[` + strings.Join(methods, ",") + `]}`
+	for range answerdesk.MaxOnCallContactsPerAccount {
+		if r := app.Do(b, "POST", "/api/v2/on-call-contacts", app.Alice.Token, contact); r.Status != 200 {
+			b.Fatalf("create a contact of %d bytes: %d %.300s", len(contact), r.Status, r.Body)
+		}
+	}
+	content := strings.Repeat("Caller says the water heater leaks. ", 600)[:20000]
+	db, err := sql.Open("sqlite", "file:"+app.DB.Path()+"?mode=ro")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var stats runtime.MemStats
+	runtime.ReadMemStats(&stats)
+	alloc := stats.TotalAlloc
+	b.ResetTimer()
+	for b.Loop() {
+		if r := app.Do(b, "POST", "/api/v2/messages", app.Alice.Token, map[string]any{"message": map[string]any{"content": content}}); r.Status != 200 {
+			b.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&stats)
+	var stored, count int64
+	if err := db.QueryRow(`SELECT coalesce(sum(length(body)), 0), count(*) FROM dispatch_deliveries`).Scan(&stored, &count); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(count)/float64(b.N), "deliveries/msg")
+	b.ReportMetric(float64(stored)/float64(b.N)/1e6, "MB-stored/msg")
+	b.ReportMetric(float64(stats.TotalAlloc-alloc)/float64(b.N)/1e6, "MB-allocated/msg")
+}

@@ -68,7 +68,7 @@ func newDispatcher(app *testapp.App) *dispatch.Dispatcher {
 	return &dispatch.Dispatcher{Queue: app.Dispatch, Client: client, Now: app.Clock.Now, Logger: quiet}
 }
 
-func addContact(t *testing.T, app *testapp.App, body string) *answerdesk.OnCallContact {
+func addContact(t testing.TB, app *testapp.App, body string) *answerdesk.OnCallContact {
 	t.Helper()
 	in, err := answerdesk.ParseOnCallContactCreate([]byte(body))
 	if err != nil {
