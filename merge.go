@@ -505,8 +505,16 @@ func (r *mergeResolver) renderBounded(tmpl string, max int) (out string, cut boo
 		}
 		return tmpl, false
 	}
+	// A first pass measures the expansion (up to max), so the text is allocated once at its
+	// size: growing by doubling would copy up to twice the budget.
+	size := 0
+	measure := func(s string) bool {
+		size += len(s)
+		return size < max
+	}
+	scanMergeTemplate(tmpl, measure, func(name string) bool { return measure(r.resolveOnce(name)) })
 	var b strings.Builder
-	b.Grow(min(len(tmpl), max))
+	b.Grow(min(size, max))
 	write := func(s string) bool {
 		if left := max - b.Len(); len(s) > left {
 			b.WriteString(s[:left])
