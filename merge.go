@@ -92,6 +92,7 @@ func Render(tmpl string, d *MergeData) (out string, warnings []string) {
 	r := newMergeResolver(d)
 	out, cut := r.renderBounded(tmpl, MaxPayloadBytes)
 	if cut {
+		out = trimIncompleteRune(out)
 		r.warn(fmt.Sprintf("the rendered text reached the limit of %d bytes and was cut", MaxPayloadBytes))
 	}
 	return out, r.warnings
@@ -258,8 +259,8 @@ func renderPayload(payloadType string, fields []PayloadField, d *MergeData, budg
 }
 
 // estimateValues guesses how long the values will be, to size the body buffer once: the
-// templates' length plus, for each variable, a message field's usual length. It is only a
-// hint: the buffer grows as needed and never past the budget.
+// templates' length plus the message's content once. It is only a hint: the buffer grows
+// as needed, and the caller never sizes it past the budget.
 func estimateValues(names []string, tmpls map[string]string, r *mergeResolver) int {
 	n := 0
 	for _, name := range names {

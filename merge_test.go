@@ -581,7 +581,9 @@ func TestRenderPayloadStopsExpanding(t *testing.T) {
 }
 
 func TestRenderBounded(t *testing.T) {
-	out, warnings := answerdesk.Render(strings.Repeat("{{message.content}}", 100), amplificationMessage())
+	// "☎" is three bytes: repeated after one "x", the limit falls inside a rune.
+	d := &answerdesk.MergeData{Message: &answerdesk.Message{Content: "x" + strings.Repeat("☎", 20000)}}
+	out, warnings := answerdesk.Render(strings.Repeat("{{message.content}}", 100), d)
 	if len(out) > answerdesk.MaxPayloadBytes || !utf8.ValidString(out) {
 		t.Fatalf("Render gave %d bytes (valid UTF-8: %v), want at most %d", len(out), utf8.ValidString(out), answerdesk.MaxPayloadBytes)
 	}
