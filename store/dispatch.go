@@ -20,6 +20,9 @@ type DispatchService struct {
 	// OnChange, when set, is called when deliveries become due (a replay), so the
 	// dispatcher starts at once.
 	OnChange func()
+	// ReplayLimiter counts replays per account (answerdesk.ReplayLimitKey), allowing
+	// answerdesk.ReplayRateLimit per answerdesk.ReplayRateWindow; nil allows every replay.
+	ReplayLimiter answerdesk.RateLimiter
 }
 
 // NewDispatchService returns the dispatch service over db.
@@ -55,6 +58,18 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 	now := s.db.now().UnixMilli()
 	var id int64
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		// Counted in the writing transaction, so that concurrent creates cannot both pass.
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE account_id = ? AND deleted_at IS NULL`,
+			acct.ID).Scan(&n); err != nil {
+			return fmt.Errorf("count on-call contacts of account %d: %w", acct.ID, err)
+		}
+		if n >= answerdesk.MaxOnCallContactsPerAccount {
+			var v answerdesk.ValidationErrors
+			v.Add("account_number", fmt.Sprintf("already has %d on-call contacts, the most an account may have; delete one first",
+				answerdesk.MaxOnCallContactsPerAccount))
+			return v.Err()
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
 			VALUES (?, ?, ?, ?, ?)`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now)
 		if err != nil {
@@ -601,6 +616,30 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
 	}
 	vis, args := visibility(c, "account_id")
+	// Found and counted before the write: an unknown or invisible delivery spends nothing, and
+	// the limiter (which may write to a shared store) is never called inside the one writer.
+	var account int64
+	var status string
+	err = s.db.rd.QueryRowContext(ctx, `SELECT account_id, status FROM dispatch_deliveries WHERE id = ? AND `+vis,
+		append([]any{n}, args...)...).Scan(&account, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load delivery %d: %w", n, err)
+	}
+	if status == "sending" {
+		return nil, answerdesk.Errorf(answerdesk.ECONFLICT, "delivery %d is being sent right now; replay it once the attempt is recorded", n)
+	}
+	if s.ReplayLimiter != nil {
+		d, err := s.ReplayLimiter.Take(ctx, answerdesk.ReplayLimitKey(account), 1, s.db.now())
+		if err != nil {
+			return nil, fmt.Errorf("count replays of account %d: %w", account, err)
+		}
+		if !d.Allowed {
+			return nil, answerdesk.ReplayLimited(d)
+		}
+	}
 	now := s.db.now().UnixMilli()
 	var found bool
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {

@@ -164,6 +164,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dispatcher := &dispatch.Dispatcher{Queue: dispatchService, Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
 		Lease: cfg.dispatchLease, Logger: logger}
 	dispatchService.OnChange = dispatcher.Wake
+	dispatchService.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
 	messages := store.NewMessageService(db)
 	messages.OnCreate = dispatcher.Wake
 	site, public, err := loadPublic(cfg)
