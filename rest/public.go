@@ -144,6 +144,12 @@ func (s *Server) ClientAddress(r *http.Request) string {
 	return addr.Unmap().String()
 }
 
+// ClientKey is the key a request's client is counted under by every per-client limit:
+// ClientAddress, with IPv6 cut to its /64 (answerdesk.ClientKey).
+func (s *Server) ClientKey(r *http.Request) string {
+	return answerdesk.ClientKey(s.ClientAddress(r))
+}
+
 // rateLimit spends one request per call (a batch spends one per operation, in batch) and
 // writes the rate-limit headers on every response.
 func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
@@ -160,7 +166,7 @@ func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
 	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
 		return true
 	}
-	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.s.ClientAddress(r), n, a.s.Now())
+	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.s.ClientKey(r), n, a.s.Now())
 	if err != nil {
 		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
 		return false
