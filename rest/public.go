@@ -124,9 +124,7 @@ func (s *Server) ClientAddress(r *http.Request) string {
 	if err != nil {
 		return host
 	}
-	trusted := func(ip netip.Addr) bool {
-		return slices.ContainsFunc(s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
-	}
+	trusted := s.trusted
 	if !trusted(addr) {
 		return addr.Unmap().String()
 	}
@@ -142,6 +140,21 @@ func (s *Server) ClientAddress(r *http.Request) string {
 		}
 	}
 	return addr.Unmap().String()
+}
+
+// trusted reports whether ip is one of the trusted proxies.
+func (s *Server) trusted(ip netip.Addr) bool {
+	return slices.ContainsFunc(s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
+}
+
+// trustedPeer reports whether the request's peer (not the forwarded client) is a trusted proxy.
+func (s *Server) trustedPeer(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && s.trusted(addr)
 }
 
 // ClientKey is the key a request's client is counted under by every per-client limit:

@@ -61,7 +61,9 @@ type Server struct {
 	BaseURL string // public URL, no trailing slash
 	Logger  *slog.Logger
 	Metrics *Metrics
-	Now     func() time.Time
+	// MetricsConfig protects /metrics (token, or a separate listener; else loopback only).
+	MetricsConfig MetricsConfig
+	Now           func() time.Time
 }
 
 // Handler returns the router with every route and middleware.
@@ -76,7 +78,7 @@ func (s *Server) Handler() http.Handler {
 		s.Metrics = NewMetrics()
 	}
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
+	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
 	})
@@ -85,7 +87,7 @@ func (s *Server) Handler() http.Handler {
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
+	r.Get("/metrics", s.metrics)
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
 	for path, h := range s.MCP {
 		r.Handle(path, h)
