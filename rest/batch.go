@@ -105,9 +105,13 @@ func (a *publicAPI) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	reqs, err := answerdesk.ParseBatch(body)
 	if err != nil {
-		var e *answerdesk.Error
-		errors.As(err, &e)
-		a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, e.Message, "", nil)
+		// ParseBatch's errors are domain errors naming the field; anything else is shown
+		// generically rather than dereferencing a nil *answerdesk.Error.
+		msg := "invalid parameter requests: the body is not a valid batch"
+		if e := (*answerdesk.Error)(nil); errors.As(err, &e) {
+			msg = e.Message
+		}
+		a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, msg, "", nil)
 		return
 	}
 	// Every operation counts toward the limit.
