@@ -340,8 +340,22 @@ func TestAuthorizeRefusals(t *testing.T) {
 		{"another resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }, "invalid_target"},
 		{"this server, another path", func(q url.Values) { q.Set("resource", app.Server.URL+"/api/v2") }, "invalid_target"},
 	}
+	// Until the user has consented to the client, errors are shown, never redirected: any
+	// one can register a client (RFC 9700 §4.11).
 	for _, tc := range redirected {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name+", before consent, is shown", func(t *testing.T) {
+			p := b.get(authURL(tc.mod))
+			if p.status != http.StatusBadRequest || p.header.Get("Location") != "" || !strings.Contains(p.body, "Authorization failed") {
+				t.Errorf("got %d Location %q", p.status, p.header.Get("Location"))
+			}
+		})
+	}
+	code := authorize(t, b, cfg, verifier, app.Alice.Email)
+	if _, err := cfg.Exchange(context.Background(), code, oauth2.VerifierOption(verifier)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range redirected {
+		t.Run(tc.name+", after consent, goes back to the client", func(t *testing.T) {
 			q := callback(t, b.get(authURL(tc.mod)), cfg.RedirectURL)
 			if q.Get("error") != tc.code || q.Get("state") != "st" || q.Get("iss") != app.Server.URL {
 				t.Errorf("callback = %v, want error %s with state and iss", q, tc.code)
@@ -548,6 +562,49 @@ func TestSignIn(t *testing.T) {
 			t.Errorf("after the window: %s %d", p.url, p.status)
 		}
 	})
+}
+
+// TestAuthorizeOpenRedirect: issue 12, finding 1. A client anyone registered with an https
+// redirect URI cannot use the authorization endpoint to bounce users to it: a bad request
+// is shown as an error page unless the signed-in user has consented to that client,
+// directly and chained after /login?return_to=.
+func TestAuthorizeOpenRedirect(t *testing.T) {
+	app := newApp(t)
+	evil := "https://evil.example/landing"
+	status, out := register(t, app, map[string]any{"client_name": "Totally Legit", "redirect_uris": []string{evil}, "token_endpoint_auth_method": "none"})
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %v", status, out)
+	}
+	attack := "/oauth/authorize?" + url.Values{"client_id": {out["client_id"].(string)}, "response_type": {"x"}}.Encode()
+	tests := []struct {
+		name string
+		open func(t *testing.T) page
+	}{
+		{"signed_in_user_sent_to_the_endpoint", func(t *testing.T) page {
+			b := newBrowser(t, app)
+			b.signIn(b.get("/login"), app.Alice.Email, "test-password")
+			return b.get(attack)
+		}},
+		{"chained_after_sign_in", func(t *testing.T) page {
+			b := newBrowser(t, app)
+			p := b.get("/login?return_to=" + url.QueryEscape(attack))
+			return b.signIn(p, app.Alice.Email, "test-password")
+		}},
+		{"signed_out", func(t *testing.T) page {
+			return newBrowser(t, app).get(attack)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.open(t)
+			if loc := p.header.Get("Location"); strings.HasPrefix(loc, "https://evil.example") || p.url.Host == "evil.example" {
+				t.Fatalf("redirected to the registered client: %d %q", p.status, loc)
+			}
+			if tt.name != "signed_out" && (p.status != http.StatusBadRequest || !strings.Contains(p.body, "Authorization failed")) {
+				t.Fatalf("want the error page, got %d at %s: %.300s", p.status, p.url, p.body)
+			}
+		})
+	}
 }
 
 func TestRefreshScope(t *testing.T) {
