@@ -607,6 +607,63 @@ func TestAuthorizeOpenRedirect(t *testing.T) {
 	}
 }
 
+// TestRefreshNarrowsScope: issue 12, finding 8. A refresh asking for fewer scopes gets an
+// access token with only those (RFC 6749 §6); the refresh token keeps the grant's, so a
+// later refresh without a scope gets them all back.
+func TestRefreshNarrowsScope(t *testing.T) {
+	app := newApp(t)
+	cfg := publicClient(t, app, "messages:read", "todos:read")
+	tok := tokenFor(t, app, cfg, app.Alice.Email)
+	ctx := context.Background()
+	resource := app.Server.URL + "/mcp/account"
+	refresh := func(refreshToken, scope string) map[string]any {
+		t.Helper()
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {cfg.ClientID}}
+		if scope != "" {
+			form.Set("scope", scope)
+		}
+		resp, err := http.PostForm(app.Server.URL+"/oauth/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("refresh with scope %q: %d %v", scope, resp.StatusCode, body)
+		}
+		return body
+	}
+	scopesOf := func(access string) []string {
+		t.Helper()
+		c, err := app.OAuth.AuthenticateBearer(ctx, access, resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Scopes
+	}
+	steps := []struct {
+		name, ask, want string
+	}{
+		{"narrower_scope_gives_a_narrower_access_token", "messages:read", "messages:read"},
+		{"no_scope_gives_the_grant_again", "", "messages:read todos:read"},
+		{"the_other_scope_alone", "todos:read", "todos:read"},
+	}
+	rt := tok.RefreshToken
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			body := refresh(rt, st.ask)
+			rt = body["refresh_token"].(string)
+			if body["scope"] != st.want {
+				t.Errorf("response scope %q, want %q", body["scope"], st.want)
+			}
+			if got := strings.Join(scopesOf(body["access_token"].(string)), " "); got != st.want {
+				t.Errorf("access token carries %q, want %q", got, st.want)
+			}
+		})
+	}
+}
+
 func TestRefreshScope(t *testing.T) {
 	app := newApp(t)
 	cfg := publicClient(t, app, "messages:read")
