@@ -189,7 +189,11 @@ type consentView struct {
 	Loopback    bool
 	// Mismatch warns that a metadata document sends the answer to another host than its own.
 	Mismatch bool
-	Scopes   []string
+	// Provenance says where the client came from, beside its self-chosen name, so that a
+	// name such as "Claude Desktop (verified by answerdesk)" cannot pass for a fact: the
+	// host of a metadata document, or the date a self-registered client registered.
+	Provenance string
+	Scopes     []string
 	Params   []struct{ Name, Value string }
 }
 
@@ -218,6 +222,11 @@ func (s *Server) renderConsent(w http.ResponseWriter, req *authRequest, sess *an
 			v.Publisher = u.Hostname()
 			v.Mismatch = !v.Loopback && !strings.EqualFold(u.Hostname(), redirect.Hostname())
 		}
+	}
+	if v.Publisher != "" {
+		v.Provenance = "From " + v.Publisher + " (its client ID metadata document is published there)"
+	} else {
+		v.Provenance = "Registered on " + req.client.CreatedAt.UTC().Format("2 January 2006") + ", unverified: it answers to " + v.Destination
 	}
 	for _, sc := range req.scopes {
 		v.Scopes = append(v.Scopes, answerdesk.ScopeDescriptions[sc]+" ("+sc+")")

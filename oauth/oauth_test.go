@@ -664,6 +664,35 @@ func TestRefreshNarrowsScope(t *testing.T) {
 	}
 }
 
+// TestConsentProvenance: issue 12, finding 9. A self-registered client chooses its own
+// name; the consent page says beside it where the client came from (registered on a date,
+// unverified, and the host it answers to), so the name alone cannot impersonate.
+func TestConsentProvenance(t *testing.T) {
+	app := newApp(t)
+	redirect := "https://claude.example.net/callback"
+	status, out := register(t, app, map[string]any{"client_name": "Claude Desktop (verified by answerdesk)",
+		"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %v", status, out)
+	}
+	cfg := &oauth2.Config{ClientID: out["client_id"].(string), RedirectURL: redirect,
+		Endpoint: oauth2.Endpoint{AuthURL: app.Server.URL + "/oauth/authorize"}}
+	b := newBrowser(t, app)
+	p := b.signIn(b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))), app.Alice.Email, "test-password")
+	if p.status != http.StatusOK || !strings.Contains(p.body, `name="decision"`) {
+		t.Fatalf("no consent page: %d %.300s", p.status, p.body)
+	}
+	for _, want := range []string{
+		"Registered on 20 November 2026, unverified: it answers to https://claude.example.net",
+		"is the application's own choice; answerdesk vouches only for what this line says",
+		"registered itself with answerdesk, which has not verified",
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("consent page does not say %q: %.1200s", want, p.body)
+		}
+	}
+}
+
 func TestRefreshScope(t *testing.T) {
 	app := newApp(t)
 	cfg := publicClient(t, app, "messages:read")
