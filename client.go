@@ -1,6 +1,9 @@
 package answerdesk
 
-import "net/netip"
+import (
+	"context"
+	"net/netip"
+)
 
 // ClientKey is the key a client is counted under by every per-client limit (the public
 // rate limit, the sign-in throttle, batch job bounds, the MCP tools): an IPv4 address
@@ -19,4 +22,26 @@ func ClientKey(addr string) string {
 		return p.String()
 	}
 	return a.String()
+}
+
+// PublicRateBucket is the allowance the public API /api/v1 and the public and docs MCP
+// tools share: one budget per client, whichever door it uses.
+const PublicRateBucket = "api/v1"
+
+// RateKey is the rate limiter key of a client in a bucket (PublicRateBucket, or the
+// sandbox's own).
+func RateKey(bucket, clientKey string) string { return bucket + "|" + clientKey }
+
+type clientKeyKey struct{}
+
+// NewContextWithClientKey returns a copy of ctx carrying the request's ClientKey, for
+// code that counts clients but never sees the HTTP request (MCP tool handlers).
+func NewContextWithClientKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, clientKeyKey{}, key)
+}
+
+// ClientKeyFromContext returns the ClientKey in ctx, or "".
+func ClientKeyFromContext(ctx context.Context) string {
+	k, _ := ctx.Value(clientKeyKey{}).(string)
+	return k
 }

@@ -194,7 +194,7 @@ type consentView struct {
 	// host of a metadata document, or the date a self-registered client registered.
 	Provenance string
 	Scopes     []string
-	Params   []struct{ Name, Value string }
+	Params     []struct{ Name, Value string }
 }
 
 // authorize shows the consent page, after sign-in when there is no session.

@@ -179,7 +179,7 @@ func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
 	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
 		return true
 	}
-	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.s.ClientKey(r), n, a.s.Now())
+	d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), n, a.s.Now())
 	if err != nil {
 		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
 		return false

@@ -90,6 +90,7 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/metrics", s.metrics)
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
 	for path, h := range s.MCP {
+		h := s.withClientKey(h)
 		r.Handle(path, h)
 		// The MCP Inspector CLI replaces a URL path that does not end in /mcp with /mcp, so
 		// each server also answers at <path>/mcp.
@@ -113,7 +114,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Site != nil {
 		s.siteRoutes(r)
-		r.Route("/api/v1", s.publicRoutes("api/v1", s.Site, s.Search, false))
+		r.Route("/api/v1", s.publicRoutes(answerdesk.PublicRateBucket, s.Site, s.Search, false))
 	}
 
 	r.Route("/api/v2", func(r chi.Router) {
@@ -144,6 +145,14 @@ func (s *Server) Handler() http.Handler {
 		})
 	})
 	return r
+}
+
+// withClientKey puts the request's ClientKey in its context, so that the MCP tools count
+// the client exactly as the public API does (the same key, the same limiter).
+func (s *Server) withClientKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(answerdesk.NewContextWithClientKey(r.Context(), s.ClientKey(r))))
+	})
 }
 
 // requestedPathKey carries the path an MCP alias was requested at, for RequireBearer.

@@ -195,7 +195,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// sharing it (and this one after a restart) accepts them.
 	sessionKey := hmac.New(sha256.New, key)
 	sessionKey.Write([]byte("answerdesk mcp session ids"))
-	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil),
+	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter,
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY")}
 	mcpHandlers := map[string]http.Handler{
 		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
