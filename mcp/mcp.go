@@ -59,7 +59,8 @@ type Config struct {
 	// replica with the same key accepts it; nil: a random key of this process).
 	SessionKey []byte
 
-	// Limiter, when set, makes every tool call of the public and docs servers spend one
+	// Limiter, when set, makes every tool call of the public and docs servers (not the
+	// account server's) spend one
 	// request of the client's public API allowance (answerdesk.PublicRateBucket, keyed by
 	// the answerdesk.ClientKey the HTTP layer put in the request's context): the same
 	// limiter instance and key as /api/v1, so the MCP tools are no way around its limit.
@@ -329,13 +330,20 @@ func newServer(name, title string, cfg Config, instructions string, extra ...ser
 		server.WithRecovery(),
 		server.WithToolHandlerMiddleware(logCalls(logger)),
 	}
-	if cfg.Limiter != nil {
-		opts = append(opts, server.WithToolHandlerMiddleware(rateLimitCalls(cfg)))
-	}
 	if validateOutput {
 		opts = append(opts, server.WithOutputSchemaValidation())
 	}
 	return server.NewMCPServer(name, cfg.version(), append(opts, extra...)...)
+}
+
+// publicBudget is the server option of the public and docs servers (never the account
+// server, whose callers are signed in) that makes their tool calls spend the public API's
+// per-client allowance; none when cfg has no Limiter.
+func publicBudget(cfg Config) []server.ServerOption {
+	if cfg.Limiter == nil {
+		return nil
+	}
+	return []server.ServerOption{server.WithToolHandlerMiddleware(rateLimitCalls(cfg))}
 }
 
 // rateLimitCalls spends one request of the caller's public allowance per tool call, and
