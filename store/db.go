@@ -121,7 +121,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 // narrow) them. An existing file that others may read is tightened to 0600; an existing
 // directory is the operator's and is left as it is.
 func prepareFiles(path string) error {
-	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+	// Not a plain file path (an in-memory database, a file: URI, a server URL): nothing to prepare.
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") || strings.Contains(path, "://") {
 		return nil
 	}
 	dir := filepath.Dir(path)
