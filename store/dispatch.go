@@ -45,6 +45,9 @@ func (db *DB) secrets() (*answerdesk.SecretBox, error) {
 
 // CreateOnCallContact stores a contact and its delivery methods, sealing their secrets.
 func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk.Caller, in *answerdesk.OnCallContactCreate) (*answerdesk.OnCallContact, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	acct, err := s.db.accountForCreate(ctx, c, in.AccountNumber)
 	if err != nil {
 		return nil, err
@@ -174,6 +177,9 @@ func (s *DispatchService) findContact(ctx context.Context, c *answerdesk.Caller,
 
 // FindOnCallContacts returns one page of the caller's contacts, by escalation level.
 func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.OnCallContact, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	vis, args := visibility(c, "account_id")
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE deleted_at IS NULL AND `+vis, args...).Scan(&total); err != nil {
@@ -192,6 +198,9 @@ func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.
 // DeleteOnCallContact removes a contact (its past deliveries stay in the log) and stops its
 // pending deliveries.
 func (s *DispatchService) DeleteOnCallContact(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.OnCallContact, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %q", id)
@@ -530,6 +539,9 @@ const deliveryColumns = `d.id, d.uuid, d.message_id, d.contact_id, d.method_id, 
 // FindDispatchDeliveries returns one page of the caller's deliveries, newest first, with
 // their attempts.
 func (s *DispatchService) FindDispatchDeliveries(ctx context.Context, c *answerdesk.Caller, q answerdesk.DeliveryQuery) ([]*answerdesk.DispatchDelivery, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	cond, args := visibility(c, "account_id")
 	conds := []string{cond}
 	if q.MessageID != 0 {
@@ -611,6 +623,9 @@ func (s *DispatchService) deliveries(ctx context.Context, where string, args ...
 
 // ReplayDispatchDelivery sends a delivery again now, with a fresh set of retries.
 func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.DispatchDelivery, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
