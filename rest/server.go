@@ -28,7 +28,9 @@ type Server struct {
 	Dispatch   answerdesk.DispatchService
 	Tokens     answerdesk.TokenService
 	Accounts   answerdesk.AccountService
-	Signer     *answerdesk.AudioSigner
+	// Admin provisions accounts and users (admin callers only).
+	Admin  answerdesk.AdminService
+	Signer *answerdesk.AudioSigner
 	// Site is the content served as pages and by the public API; nil serves neither.
 	Site *content.Site
 	// Public configures the public API (rate limit, proxies, deprecation).
@@ -139,6 +141,7 @@ func (s *Server) Handler() http.Handler {
 			r.Delete("/on-call-contacts/{id}", s.deleteOnCallContact)
 			r.Get("/dispatch-deliveries", s.listDispatchDeliveries)
 			r.Post("/dispatch-deliveries/{id}/replay", s.replayDispatchDelivery)
+			s.adminRoutes(r)
 		})
 	})
 	return r

@@ -231,6 +231,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Dispatch:      dispatchService,
 		Tokens:        tokens,
 		Accounts:      store.NewAccountService(db),
+		Admin:         store.NewAdminService(db, nil),
 		Signer:        signer,
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,
