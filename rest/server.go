@@ -80,7 +80,7 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
+		s.notFound(w, r, "no route matches "+r.Method+" "+r.URL.Path)
 	})
 	s.root = r
 	r.MethodNotAllowed(s.methodNotAllowed)
