@@ -32,6 +32,7 @@ Usage:
   answerdesk token list [--user EMAIL]
   answerdesk token revoke ID [--user EMAIL]
   answerdesk db backup --to FILE
+  answerdesk healthcheck [--url http://127.0.0.1:8080/readyz]
   answerdesk version
 
 Every command takes --db (default ./data/answerdesk.db). Every flag can also be set as an
@@ -155,6 +156,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runMigrate(ctx, rest, stdout)
 	case "seed":
 		return runSeed(ctx, rest, stdout)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout)
 	case "version", "--version", "-version":
 		if len(rest) > 0 && !isHelp(rest[0]) {
 			return usagef("version: unexpected argument %q", rest[0])
