@@ -1,13 +1,16 @@
 package rest_test
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/testapp"
+	"github.com/answerdesk/answerdesk/store"
 )
 
 type accountOne struct {
@@ -256,5 +259,68 @@ func TestCreateMessageWithoutAccountExplains(t *testing.T) {
 	wantAdminError(t, r, 422, "invalid_parameter", "account_number")
 	if !strings.Contains(string(r.Body), "not a member of any account") {
 		t.Fatalf("the error does not say why: %s", r.Body)
+	}
+}
+
+// TestDisablingAUserCutsEveryCredential checks the other credentials than API tokens: an
+// OAuth access token and its grant, a web session and the password.
+func TestDisablingAUserCutsEveryCredential(t *testing.T) {
+	app := testapp.New(t)
+	ctx := context.Background()
+	oauthStore := store.NewOAuthStore(app.DB)
+	if err := oauthStore.SaveClient(ctx, &answerdesk.OAuthClient{ID: "client-1", Name: "Test client", RedirectURIs: []string{"http://127.0.0.1/cb"},
+		AuthMethod: "none", CreatedAt: app.Clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	code := &answerdesk.AuthorizationCode{Hash: answerdesk.HashToken("code"), ClientID: "client-1", UserID: app.Bob.ID, RedirectURI: "http://127.0.0.1/cb",
+		CodeChallenge: "x", Scopes: answerdesk.AllScopes, Resource: app.Server.URL + "/mcp/account", ExpiresAt: app.Clock.Now().Add(time.Minute)}
+	if err := oauthStore.SaveCode(ctx, code); err != nil {
+		t.Fatal(err)
+	}
+	access := answerdesk.NewSecret(answerdesk.AccessTokenPrefix)
+	exp := app.Clock.Now().Add(time.Hour)
+	if _, err := oauthStore.CreateGrant(ctx, code, answerdesk.IssuedToken{Hash: answerdesk.HashToken(access), ExpiresAt: exp},
+		answerdesk.IssuedToken{Hash: answerdesk.HashToken(answerdesk.NewSecret(answerdesk.RefreshTokenPrefix)), ExpiresAt: exp}); err != nil {
+		t.Fatal(err)
+	}
+	sessions := store.NewSessionStore(app.DB)
+	session, _, err := sessions.CreateSession(ctx, app.Bob.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := store.NewUserService(app.DB)
+	if _, err := oauthStore.AuthenticateAccessToken(ctx, access); err != nil {
+		t.Fatalf("before: access token: %v", err)
+	}
+	if grants, err := oauthStore.ListGrants(ctx, app.Bob.ID); err != nil || len(grants) != 1 {
+		t.Fatalf("before: grants %v %v", grants, err)
+	}
+	if _, err := users.CheckPassword(ctx, app.Bob.Email, "test-password"); err != nil {
+		t.Fatalf("before: password: %v", err)
+	}
+
+	if r := app.Do(t, "PATCH", "/api/v2/users/"+strconv.FormatInt(app.Bob.ID, 10), app.Admin.Token, `{"disabled": true}`); r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if _, err := oauthStore.AuthenticateAccessToken(ctx, access); answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
+		t.Errorf("OAuth access token still works: %v", err)
+	}
+	if _, err := sessions.FindSession(ctx, session); answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
+		t.Errorf("web session still works: %v", err)
+	}
+	if _, err := users.CheckPassword(ctx, app.Bob.Email, "test-password"); answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
+		t.Errorf("sign-in still works: %v", err)
+	}
+	// ListGrants shows live grants only: the revoked one is gone.
+	if grants, err := oauthStore.ListGrants(ctx, app.Bob.ID); err != nil || len(grants) != 0 {
+		t.Errorf("live grants after disabling: %v %v", grants, err)
+	}
+	// Enabling restores the API token and the password, not the revoked OAuth grant.
+	app.Do(t, "PATCH", "/api/v2/users/"+strconv.FormatInt(app.Bob.ID, 10), app.Admin.Token, `{"disabled": false}`)
+	if _, err := users.CheckPassword(ctx, app.Bob.Email, "test-password"); err != nil {
+		t.Errorf("sign-in after enabling: %v", err)
+	}
+	if _, err := oauthStore.AuthenticateAccessToken(ctx, access); err == nil {
+		t.Error("the revoked grant's access token works again")
 	}
 }
