@@ -26,11 +26,8 @@ func (c *Caller) RequireAdmin() error {
 		Hint: "Use an admin user's token, or run the matching answerdesk account/user command on the server."}
 }
 
-// Limits of provisioned values.
-const (
-	MaxAccountNameLength = 200
-	maxAccountNumberLen  = 20
-)
+// MaxAccountNameLength is the longest account name, in bytes.
+const MaxAccountNameLength = 200
 
 var (
 	accountNumberRE = regexp.MustCompile(`^[0-9]{1,20}$`)

@@ -243,6 +243,11 @@ func TestAdminProvisionsUsers(t *testing.T) {
 			t.Fatalf("after enabling: %d", r.Status)
 		}
 	})
+	t.Run("admin_cannot_lock_themselves_out", func(t *testing.T) {
+		self := "/api/v2/users/" + strconv.FormatInt(app.Admin.ID, 10)
+		wantAdminError(t, app.Do(t, "PATCH", self, admin, `{"disabled": true}`), 422, "invalid_parameter", "disabled")
+		wantAdminError(t, app.Do(t, "PATCH", self, admin, `{"admin": false}`), 422, "invalid_parameter", "admin")
+	})
 	t.Run("admin_can_promote", func(t *testing.T) {
 		var u userOne
 		app.Do(t, "PATCH", "/api/v2/users/"+strconv.FormatInt(created.ID, 10), admin, `{"admin": true}`).JSON(t, &u)

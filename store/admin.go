@@ -410,6 +410,13 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 	if err != nil {
 		return nil, err
 	}
+	// An admin cannot lock themselves out; another admin (or the command line) can.
+	if id == c.UserID && req.Disabled != nil && *req.Disabled {
+		return nil, fieldErr("disabled", "cannot be set on your own user")
+	}
+	if id == c.UserID && req.Admin != nil && !*req.Admin {
+		return nil, fieldErr("admin", "cannot be taken from your own user")
+	}
 	var hash []byte
 	if req.Password != nil {
 		cost := s.users.Cost
