@@ -5,7 +5,11 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run test test-go test-zapier test-short lint bench fuzz clean
+.PHONY: all build run demo-reset test test-go test-zapier test-short lint bench fuzz clean
+
+# make run PORT=8081 serves on another port; DB is the database file (kept across runs).
+PORT      ?= 8080
+DB        ?= ./data/answerdesk.db
 
 all: build
 
@@ -13,7 +17,12 @@ build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/answerdesk
 
 run: build
-	$(BIN) serve --demo
+	$(BIN) serve --demo --addr :$(PORT) --db $(DB)
+
+# Start the demo over: delete the database (and its key file), then serve fresh demo data.
+demo-reset: build
+	rm -f $(DB) $(DB)-wal $(DB)-shm $(dir $(DB))signing.key
+	$(BIN) serve --demo --addr :$(PORT) --db $(DB)
 
 # Every test: the Go tests and the Zapier app's tests.
 test: test-go test-zapier

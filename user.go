@@ -3,7 +3,6 @@ package answerdesk
 import (
 	"context"
 	"crypto/sha256"
-	"net/mail"
 	"strings"
 )
 
@@ -23,31 +22,42 @@ type User struct {
 	CreatedAt Time   `json:"created_at"`
 }
 
-// UserCreate is a request to create a user.
+// UserCreate is a request to create a user. Without a password the user cannot sign in on
+// the web until one is set (answerdesk user update --password-stdin); API tokens still work.
 type UserCreate struct {
-	Email          string
-	Password       string
-	Admin          bool
-	AccountNumbers []string
+	Email          string   `json:"email"`
+	Password       string   `json:"password"`
+	Admin          bool     `json:"admin"`
+	AccountNumbers []string `json:"accounts"`
 }
 
 // MinPasswordLength is the shortest password a user may set.
 const MinPasswordLength = 8
 
-// Validate checks the email and password.
+// Validate checks the email and, when one is given, the password.
 func (u *UserCreate) Validate() error {
 	var v ValidationErrors
-	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
-	if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email {
-		v.Add("email", "must be an email address")
+	email, err := NormalizeEmail(u.Email)
+	if err != nil {
+		v.Add("email", ErrorMessage(err))
 	}
-	if len(u.Password) < MinPasswordLength {
-		v.Add("password", "must be at least 8 characters")
+	u.Email = email
+	if u.Password != "" {
+		validatePassword(&v, u.Password)
 	}
-	if len(u.Password) > 256 {
-		v.Add("password", "must be at most 256 characters")
+	for i, n := range u.AccountNumbers {
+		u.AccountNumbers[i] = strings.TrimSpace(n)
 	}
 	return v.Err()
+}
+
+func validatePassword(v *ValidationErrors, p string) {
+	if len(p) < MinPasswordLength {
+		v.Add("password", "must be at least 8 characters")
+	}
+	if len(p) > 256 {
+		v.Add("password", "must be at most 256 characters")
+	}
 }
 
 // UserService manages users.

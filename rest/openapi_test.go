@@ -134,6 +134,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"Account":       reflect.TypeFor[answerdesk.Account](),
 		"AccountDetail": reflect.TypeFor[answerdesk.AccountDetail](),
 		"Me":            reflect.TypeFor[answerdesk.Me](),
+
+		"User":           reflect.TypeFor[answerdesk.UserDetail](),
+		"BlacklistEntry": reflect.TypeFor[answerdesk.BlacklistEntry](),
 	} {
 		props := oaSchemaProps(doc, name)
 		if props == nil {
@@ -145,7 +148,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	// Types without omitempty always encode every property: the schema requires them all.
 	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery",
 		"OnCallContact", "DeliveryMethod", "BasicAuthView", "PayloadField", "DispatchDelivery", "DispatchAttempt",
-		"Account", "AccountDetail", "Me"} {
+		"Account", "AccountDetail", "Me", "User", "BlacklistEntry"} {
 		s := oaObj(oaObj(oaObj(doc, "components"), "schemas"), name)
 		req, _ := s["required"].([]any)
 		for p := range oaSchemaProps(doc, name) {

@@ -28,7 +28,9 @@ type Server struct {
 	Dispatch   answerdesk.DispatchService
 	Tokens     answerdesk.TokenService
 	Accounts   answerdesk.AccountService
-	Signer     *answerdesk.AudioSigner
+	// Admin provisions accounts and users (admin callers only).
+	Admin  answerdesk.AdminService
+	Signer *answerdesk.AudioSigner
 	// Site is the content served as pages and by the public API; nil serves neither.
 	Site *content.Site
 	// Public configures the public API (rate limit, proxies, deprecation).
@@ -80,7 +82,7 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
+		s.notFound(w, r, "no route matches "+r.Method+" "+r.URL.Path)
 	})
 	s.root = r
 	r.MethodNotAllowed(s.methodNotAllowed)
@@ -142,6 +144,7 @@ func (s *Server) Handler() http.Handler {
 			r.Delete("/on-call-contacts/{id}", s.deleteOnCallContact)
 			r.Get("/dispatch-deliveries", s.listDispatchDeliveries)
 			r.Post("/dispatch-deliveries/{id}/replay", s.replayDispatchDelivery)
+			s.adminRoutes(r)
 		})
 	})
 	return r

@@ -24,6 +24,7 @@ func (s *Server) siteRoutes(r chi.Router) {
 	r.Get("/llms.txt", s.llmsTxt)
 	r.Get("/llms-full.txt", s.llmsFullTxt)
 	r.Get("/sitemap.xml", s.sitemap)
+	r.Get("/search", s.searchPage)
 	r.Get("/{slug}", s.sitePage)
 	r.Get("/{section}/{slug}", s.sitePage)
 }
@@ -46,7 +47,7 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", "Accept")
 	doc, ok := s.Site.Document(r.URL.Path)
 	if !ok {
-		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no page at "+r.URL.Path, "", nil)
+		s.notFound(w, r, "no page at "+r.URL.Path)
 		return
 	}
 	if strings.HasSuffix(r.URL.Path, ".md") || wantsMarkdown(r) {

@@ -259,8 +259,14 @@ func (db *DB) accountForCreate(ctx context.Context, c *answerdesk.Caller, number
 	case len(c.AccountIDs) == 1:
 		err = db.rd.QueryRowContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE id = ?`, c.AccountIDs[0]).
 			Scan(&a.ID, &a.Number, &a.Name, &a.TimeZone)
+	case len(c.AccountIDs) == 0 && !c.Admin:
+		e := field("cannot be chosen: your user is not a member of any account").(*answerdesk.Error)
+		e.Hint = "An admin adds you to an account: PATCH /api/v2/users/{id} with {\"accounts\": [\"NUMBER\"]}, or answerdesk user update --email EMAIL --account NUMBER."
+		return nil, e
+	case len(c.AccountIDs) == 0:
+		return nil, field("is required: an admin names the account to use")
 	default:
-		return nil, field("is required when you can use more than one account")
+		return nil, field("is required because you are a member of more than one account")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load account %q: %w", number, err)

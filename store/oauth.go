@@ -295,7 +295,7 @@ func (s *OAuthStore) AuthenticateAccessToken(ctx context.Context, plain string) 
 	err := s.db.rd.QueryRowContext(ctx, `SELECT t.hash, t.expires_at, t.revoked_at, t.scopes, g.id, g.revoked_at, g.last_used_at, g.scopes, g.resource, u.id, u.email, u.admin,
 			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
-		WHERE t.hash = ? AND t.kind = 'access'`, hash).
+		WHERE t.hash = ? AND t.kind = 'access' AND u.disabled_at IS NULL`, hash).
 		Scan(&stored, &expires, &revoked, &tokenScopes, &at.GrantID, &grevoked, &lastUsed, &scopes, &at.Resource, &c.UserID, &c.Email, &c.Admin, &accounts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized
@@ -443,7 +443,7 @@ func (s *SessionStore) FindSession(ctx context.Context, plain string) (*answerde
 		sess    answerdesk.Session
 		expires int64
 	)
-	err := s.db.rd.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.expires_at, u.email, u.admin FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ?`,
+	err := s.db.rd.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.expires_at, u.email, u.admin FROM web_sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND u.disabled_at IS NULL`,
 		answerdesk.HashToken(plain)).Scan(&sess.UserID, &sess.CSRF, &expires, &sess.Email, &sess.Admin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "not signed in")

@@ -37,39 +37,32 @@ func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) 
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
-	cost := s.Cost
-	if cost == 0 {
-		cost = bcrypt.DefaultCost
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), cost)
-	if err != nil {
-		return nil, fmt.Errorf("hash password: %w", err)
+	// Without a password the stored hash is empty, which no password matches: the user
+	// cannot sign in on the web until one is set, while API tokens work.
+	var hash []byte
+	if u.Password != "" {
+		cost := s.Cost
+		if cost == 0 {
+			cost = bcrypt.DefaultCost
+		}
+		var err error
+		if hash, err = bcrypt.GenerateFromPassword([]byte(u.Password), cost); err != nil {
+			return nil, fmt.Errorf("hash password: %w", err)
+		}
 	}
 	now := s.db.now()
 	user := &answerdesk.User{Email: u.Email, Admin: u.Admin, CreatedAt: answerdesk.NewTime(now)}
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO users (email, password_hash, admin, created_at) VALUES (?, ?, ?, ?)`,
 			u.Email, string(hash), u.Admin, now.UnixMilli())
 		if err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
-				return &answerdesk.Error{Code: answerdesk.ECONFLICT, Message: "a user with that email exists", Fields: []answerdesk.FieldError{{Field: "email", Message: "is taken"}}}
+			if isUnique(err) {
+				return fieldErr("email", "is taken by another user")
 			}
 			return fmt.Errorf("insert user: %w", err)
 		}
 		user.ID, _ = res.LastInsertId()
-		for _, num := range u.AccountNumbers {
-			var accountID int64
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, num).Scan(&accountID); err != nil {
-				if errors.Is(err, sql.ErrNoRows) {
-					return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "unknown account " + num, Fields: []answerdesk.FieldError{{Field: "account", Message: "no account has number " + num}}}
-				}
-				return fmt.Errorf("find account %s: %w", num, err)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memberships (user_id, account_id) VALUES (?, ?)`, user.ID, accountID); err != nil {
-				return fmt.Errorf("add membership: %w", err)
-			}
-		}
-		return nil
+		return addMemberships(ctx, tx, user.ID, u.AccountNumbers, "accounts")
 	})
 	if err != nil {
 		return nil, err
@@ -87,8 +80,9 @@ func (s *UserService) findByEmail(ctx context.Context, email string) (*answerdes
 	var u answerdesk.User
 	var hash string
 	var created int64
-	err := s.db.rd.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash FROM users WHERE email = ?`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash)
+	var disabled *int64
+	err := s.db.rd.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash, disabled_at FROM users WHERE email = ?`,
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash, &disabled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user with email %s", email)
 	}
@@ -96,6 +90,9 @@ func (s *UserService) findByEmail(ctx context.Context, email string) (*answerdes
 		return nil, "", fmt.Errorf("find user %s: %w", email, err)
 	}
 	u.CreatedAt = fromMS(created)
+	if disabled != nil {
+		hash = "" // a disabled user cannot sign in: no password matches an empty hash
+	}
 	return &u, hash, nil
 }
 
@@ -107,6 +104,10 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string)
 		return nil, err
 	}
 	if u == nil {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
+	}
+	if hash == "" {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
 	}
@@ -209,7 +210,7 @@ func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*an
 	// One query for token, user and memberships: this runs on every API request.
 	err := s.db.rd.QueryRowContext(ctx, `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin,
 			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)
-		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash).
+		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled_at IS NULL`, hash).
 		Scan(&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin, &accounts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized

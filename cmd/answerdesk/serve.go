@@ -6,18 +6,19 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -63,8 +64,12 @@ type serveConfig struct {
 // knownFeatures are the names --feature accepts.
 var knownFeatures = []string{answerdesk.FeatureAIOutboundCall}
 
-func serveFlags(cfg *serveConfig) *flag.FlagSet {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+func serveFlags(cfg *serveConfig, out io.Writer) *command {
+	c := newCommand("serve", "[flags]", `Serve the customer API, public API, MCP servers, site and docs on one listener, and run
+the background workers (dispatch, To Do scheduler, retention). The database is created
+and migrated on start. SIGTERM drains in-flight requests and work, then exits 0.
+Production guide: /docs/deployment.`, out)
+	fs := c.fs
 	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
 	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start)")
 	fs.StringVar(&cfg.dbSynchronous, "db-synchronous", "full", "full: every answered write survives a power loss; normal: fewer disk syncs, survives a process crash only")
@@ -97,29 +102,25 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.StringVar(&cfg.twilio.AccountSID, "twilio-account-sid", "", "Twilio account SID for sms and call To Dos (empty: they go to the outbox)")
 	fs.StringVar(&cfg.twilio.AuthToken, "twilio-auth-token", "", "Twilio auth token (prefer ANSWERDESK_TWILIO_AUTH_TOKEN)")
 	fs.StringVar(&cfg.twilio.CallerID, "twilio-caller-id", "", "From number of calls (default: the To Do account's number)")
-	return fs
+	return c
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
-	fs := serveFlags(&cfg)
-	fs.SetOutput(stderr)
-	if err := parseFlags(fs, args); err != nil {
+	if _, err := serveFlags(&cfg, stdout).parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
-	for _, f := range cfg.features {
-		if !slices.Contains(knownFeatures, f) {
-			return fmt.Errorf("serve: unknown --feature %q (known: %s)", f, strings.Join(knownFeatures, ", "))
-		}
+	if err := cfg.validate(); err != nil {
+		return err
 	}
 	logger := newLogger(stderr, cfg.logFormat)
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("listen on %s: the address is in use by another process; choose another with --addr (or ANSWERDESK_ADDR), e.g. --addr :8081", cfg.addr)
+		}
+		return fmt.Errorf("listen on %s: %w (change it with --addr)", cfg.addr, err)
 	}
 	defer ln.Close()
 	if cfg.baseURL == "" {
@@ -152,6 +153,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("seed demo data: %w", err)
 		}
 		printDemo(stdout, cfg.baseURL, demo)
+	} else if err := printFirstStart(ctx, stdout, db, cfg); err != nil {
+		return err
 	}
 	recordings := store.NewRecordingService(db, signer)
 	toDos := store.NewToDoService(db)
@@ -236,6 +239,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Dispatch:      dispatchService,
 		Tokens:        tokens,
 		Accounts:      store.NewAccountService(db),
+		Admin:         store.NewAdminService(db, nil),
 		Signer:        signer,
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,
@@ -325,21 +329,14 @@ func loadPublic(cfg serveConfig) (*content.Site, rest.PublicConfig, error) {
 	if err != nil {
 		return nil, pc, err
 	}
-	if cfg.publicRateLimit < 0 {
-		return nil, pc, errors.New("--public-rate-limit must be 0 (no limit) or more")
-	}
 	if cfg.publicRateLimit > 0 {
 		pc.Limit = cfg.publicRateLimit
 		pc.Limiter = &ratelimit.Memory{Limit: cfg.publicRateLimit, Window: time.Minute}
 	}
 	for _, p := range cfg.trustedProxies {
-		prefix, err := netip.ParsePrefix(p)
+		prefix, err := parseProxy(p)
 		if err != nil {
-			addr, aerr := netip.ParseAddr(p)
-			if aerr != nil {
-				return nil, pc, fmt.Errorf("--trusted-proxy %q: not an address or CIDR", p)
-			}
-			prefix = netip.PrefixFrom(addr, addr.BitLen())
+			return nil, pc, fmt.Errorf("--trusted-proxy %q: not an address or CIDR", p)
 		}
 		pc.TrustedProxies = append(pc.TrustedProxies, prefix)
 	}
@@ -427,4 +424,126 @@ func loadOrCreateKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("write signing key: %w", err)
 	}
 	return key, nil
+}
+
+// validate checks every flag value before anything starts, so a typo stops serve at once
+// (exit 2) with a message naming the flag instead of surfacing later or never.
+func (cfg *serveConfig) validate() error {
+	bad := func(flag, value, want string) error {
+		return usagef("serve: --%s %q: %s", flag, value, want)
+	}
+	if _, _, err := net.SplitHostPort(cfg.addr); err != nil {
+		return bad("addr", cfg.addr, "want host:port or :port, e.g. :8080 or 127.0.0.1:8080")
+	}
+	if cfg.baseURL != "" {
+		u, err := url.Parse(cfg.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return bad("base-url", cfg.baseURL, "want an absolute http(s) URL such as https://answerdesk.example.com")
+		}
+	}
+	if !slices.Contains([]string{"text", "json"}, cfg.logFormat) {
+		return bad("log-format", cfg.logFormat, "want text or json")
+	}
+	if !slices.Contains([]string{"full", "normal"}, strings.ToLower(cfg.dbSynchronous)) {
+		return bad("db-synchronous", cfg.dbSynchronous, "want full or normal")
+	}
+	if !slices.Contains([]string{"starttls", "opportunistic", "tls", "none"}, cfg.smtp.TLS) {
+		return bad("smtp-tls", cfg.smtp.TLS, "want starttls, opportunistic, tls or none")
+	}
+	if cfg.smtp.Port < 0 || cfg.smtp.Port > 65535 {
+		return bad("smtp-port", fmt.Sprint(cfg.smtp.Port), "want a port from 1 to 65535")
+	}
+	if u, err := url.Parse(cfg.twilio.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return bad("twilio-base-url", cfg.twilio.BaseURL, "want an absolute http(s) URL")
+	}
+	if cfg.llmURL != "" {
+		if u, err := url.Parse(cfg.llmURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("llm-url", cfg.llmURL, "want an absolute http(s) URL")
+		}
+	}
+	if cfg.publicRateLimit < 0 {
+		return bad("public-rate-limit", fmt.Sprint(cfg.publicRateLimit), "want 0 (no limit) or more")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"dispatch-lease", cfg.dispatchLease}, {"audio-retention", cfg.audioRetention}, {"recording-retention", cfg.recordingRetention}, {"shutdown-timeout", cfg.shutdownTimeout}} {
+		if d.v <= 0 {
+			return bad(d.name, d.v.String(), "want a positive duration such as 30s or 744h")
+		}
+	}
+	for _, f := range cfg.features {
+		if !slices.Contains(knownFeatures, f) {
+			return bad("feature", f, "want one of "+strings.Join(knownFeatures, ", "))
+		}
+	}
+	for _, p := range cfg.trustedProxies {
+		if _, err := parseProxy(p); err != nil {
+			return bad("trusted-proxy", p, "want an IP address or a CIDR such as 10.0.0.0/8")
+		}
+	}
+	for _, d := range []struct{ name, v string }{{"v1-deprecated-at", cfg.v1DeprecatedAt}, {"v1-sunset-at", cfg.v1SunsetAt}} {
+		if d.v == "" {
+			continue
+		}
+		if _, err := time.Parse("2006-01-02", d.v); err != nil {
+			return bad(d.name, d.v, "want a date YYYY-MM-DD")
+		}
+	}
+	if cfg.contentDir != "" {
+		if info, err := os.Stat(cfg.contentDir); err != nil || !info.IsDir() {
+			return bad("content", cfg.contentDir, "want an existing directory")
+		}
+	}
+	return nil
+}
+
+// parseProxy parses a --trusted-proxy value: a CIDR, or one address.
+func parseProxy(p string) (netip.Prefix, error) {
+	prefix, err := netip.ParsePrefix(p)
+	if err == nil {
+		return prefix, nil
+	}
+	addr, err := netip.ParseAddr(p)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(addr, addr.BitLen()), nil
+}
+
+// printFirstStart tells an operator who starts serve on an empty database (no user yet)
+// what to do next, with commands they can paste.
+func printFirstStart(ctx context.Context, w io.Writer, db *store.DB, cfg serveConfig) error {
+	_, meta, err := store.NewAdminService(db, nil).FindUsers(ctx, answerdesk.SystemCaller(), answerdesk.Paging{Page: 1, PageSize: 1})
+	if err != nil {
+		return fmt.Errorf("count users: %w", err)
+	}
+	if meta.Total > 0 {
+		return nil
+	}
+	dbArg := cfg.db
+	if strings.ContainsAny(dbArg, " '\"") {
+		dbArg = "'" + strings.ReplaceAll(dbArg, "'", `'\''`) + "'"
+	}
+	fmt.Fprintf(w, `
+answerdesk is running at %[1]s with an empty database (%[2]s).
+Nothing can use it until it has an account, a user and a token. In another terminal:
+
+  1. An account, with the number its SMS To Dos send from and its email-sending domain:
+       answerdesk account create --db %[2]s --number 1001 --name "Your Company" \
+         --time-zone America/New_York --sms-number +15555550100 --sending-domain example.com
+  2. A user, a member of that account (the password is read from standard input):
+       echo 'a long passphrase' | answerdesk user create --db %[2]s \
+         --email you@example.com --password-stdin --account 1001
+     (add --admin for an operator who provisions through the admin API)
+  3. An API token for that user, printed alone:
+       answerdesk token create --db %[2]s --user you@example.com
+  4. Use it:
+       curl -H "Authorization: Bearer ak_..." %[1]s/api/v2/me
+
+  Just trying it out? answerdesk serve --demo loads demo data instead.
+  Running it for real: %[1]s/docs/deployment
+
+`, cfg.baseURL, dbArg)
+	return nil
 }

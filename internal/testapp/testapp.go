@@ -130,6 +130,7 @@ func New(t testing.TB) *App {
 	a.Rest.Session = a.OAuth.CurrentSession
 	a.OAuth.ClientAddress = a.Rest.ClientAddress
 	a.Rest.Grants = grants
+	a.Rest.Admin = store.NewAdminService(db, users)
 	a.Server.Config.Handler = a.Rest.Handler()
 	t.Cleanup(a.Server.Close)
 

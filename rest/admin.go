@@ -1,0 +1,180 @@
+package rest
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/go-chi/chi/v5"
+)
+
+// Administration (CONTRACT §1.8): provisioning of accounts and users. Every rule, admin
+// check included, lives in answerdesk.AdminService; the command line calls the same methods.
+
+// adminRoutes adds the admin API to the authenticated /api/v2 router.
+func (s *Server) adminRoutes(r chi.Router) {
+	r.Post("/accounts", s.createAccount)
+	r.Get("/accounts/{number}", s.getAccount)
+	r.Patch("/accounts/{number}", s.updateAccount)
+	r.Post("/accounts/{number}/sms-numbers", s.addSMSNumber)
+	r.Delete("/accounts/{number}/sms-numbers/{sms_number}", s.removeSMSNumber)
+	r.Post("/accounts/{number}/sending-domains", s.addSendingDomain)
+	r.Delete("/accounts/{number}/sending-domains/{domain}", s.removeSendingDomain)
+	r.Post("/accounts/{number}/email-blacklist", s.addBlacklistedEmail)
+	r.Delete("/accounts/{number}/email-blacklist/{email}", s.removeBlacklistedEmail)
+	r.Get("/users", s.listUsers)
+	r.Post("/users", s.createUser)
+	r.Get("/users/{id}", s.getUser)
+	r.Patch("/users/{id}", s.updateUser)
+}
+
+// pathParam returns a path parameter unescaped ("blocked%40acme.example" is an address).
+func pathParam(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// decodeBody reads the request body into v (see answerdesk.DecodeJSONObject).
+func decodeBody(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return answerdesk.DecodeJSONObject(body, v)
+}
+
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) {
+	// The admin check comes before the body is looked at, so a non-admin learns nothing
+	// about what a valid request would be.
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var in answerdesk.AccountCreate
+	if err := decodeBody(r, &in); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	a, err := s.Admin.CreateAccount(r.Context(), caller(r), &in)
+	s.writeOne(w, r, a, err)
+}
+
+func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
+	a, err := s.Admin.FindAccount(r.Context(), caller(r), chi.URLParam(r, "number"))
+	s.writeOne(w, r, a, err)
+}
+
+func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request) {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var in answerdesk.AccountUpdate
+	if err := decodeBody(r, &in); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	a, err := s.Admin.UpdateAccount(r.Context(), caller(r), chi.URLParam(r, "number"), &in)
+	s.writeOne(w, r, a, err)
+}
+
+// bodyField decodes {"<name>": "..."} and returns the value; a missing or empty one is a 422.
+func (s *Server) bodyField(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return "", false
+	}
+	var in map[string]*string
+	if err := decodeBody(r, &in); err != nil {
+		s.Error(w, r, err)
+		return "", false
+	}
+	v := in[name]
+	if v == nil || *v == "" {
+		var ve answerdesk.ValidationErrors
+		ve.Add(name, "is required")
+		s.Error(w, r, ve.Err())
+		return "", false
+	}
+	return *v, true
+}
+
+func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
+	if n, ok := s.bodyField(w, r, "number"); ok {
+		a, err := s.Admin.AddSMSNumber(r.Context(), caller(r), chi.URLParam(r, "number"), n)
+		s.writeOne(w, r, a, err)
+	}
+}
+
+func (s *Server) removeSMSNumber(w http.ResponseWriter, r *http.Request) {
+	a, err := s.Admin.RemoveSMSNumber(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "sms_number"))
+	s.writeOne(w, r, a, err)
+}
+
+func (s *Server) addSendingDomain(w http.ResponseWriter, r *http.Request) {
+	if d, ok := s.bodyField(w, r, "domain"); ok {
+		a, err := s.Admin.AddSendingDomain(r.Context(), caller(r), chi.URLParam(r, "number"), d)
+		s.writeOne(w, r, a, err)
+	}
+}
+
+func (s *Server) removeSendingDomain(w http.ResponseWriter, r *http.Request) {
+	a, err := s.Admin.RemoveSendingDomain(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "domain"))
+	s.writeOne(w, r, a, err)
+}
+
+func (s *Server) addBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
+	if e, ok := s.bodyField(w, r, "email"); ok {
+		b, err := s.Admin.AddBlacklistedEmail(r.Context(), caller(r), chi.URLParam(r, "number"), e)
+		s.writeOne(w, r, b, err)
+	}
+}
+
+func (s *Server) removeBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
+	b, err := s.Admin.RemoveBlacklistedEmail(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "email"))
+	s.writeOne(w, r, b, err)
+}
+
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	servePage(s, w, r, answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize, s.Admin.FindUsers)
+}
+
+func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var in answerdesk.UserCreate
+	if err := decodeBody(r, &in); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	u, err := s.Admin.CreateUser(r.Context(), caller(r), &in)
+	s.writeOne(w, r, u, err)
+}
+
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
+	u, err := s.Admin.FindUser(r.Context(), caller(r), chi.URLParam(r, "id"))
+	s.writeOne(w, r, u, err)
+}
+
+func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	var in answerdesk.UserUpdate
+	if err := decodeBody(r, &in); err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	u, err := s.Admin.UpdateUser(r.Context(), caller(r), chi.URLParam(r, "id"), &in)
+	s.writeOne(w, r, u, err)
+}
