@@ -71,11 +71,35 @@ func TestScopes(t *testing.T) {
 			return err
 		}},
 		{"FindToDos", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
-			_, _, err := app.ToDos.FindToDos(ctx, c, page)
+			_, _, err := app.ToDos.FindToDos(ctx, c, answerdesk.ToDoFilter{Paging: page})
 			return err
 		}},
 		{"CreateToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
 			_, err := app.ToDos.CreateToDo(ctx, c, toDo)
+			return err
+		}},
+		{"FindToDoDeliveries", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
+			_, _, err := app.ToDos.FindToDoDeliveries(ctx, c, "1", page)
+			return err
+		}},
+		{"UpdateToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			p, err := answerdesk.ParseToDoPatch([]byte(`{"name": "Renamed"}`))
+			if err != nil {
+				return err
+			}
+			_, err = app.ToDos.UpdateToDo(ctx, c, "1", p)
+			return err
+		}},
+		{"PauseToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.PauseToDo(ctx, c, "1")
+			return err
+		}},
+		{"ResumeToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.ResumeToDo(ctx, c, "1")
+			return err
+		}},
+		{"CancelToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.CancelToDo(ctx, c, "1")
 			return err
 		}},
 	} {
