@@ -80,7 +80,7 @@ type ToDoSchedule struct {
 	// completed).
 	Upcoming  []Time `json:"upcoming"`
 	CreatedAt Time   `json:"created_at"`
-	UpdatedAt          Time           `json:"updated_at"`
+	UpdatedAt Time   `json:"updated_at"`
 }
 
 // To Do states (CONTRACT §1.7).
