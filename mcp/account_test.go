@@ -29,7 +29,8 @@ var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordi
 var accountToolNames = []string{
 	"list_messages", "get_recent_messages", "get_message", "get_message_call_recording", "create_message",
 	"acknowledge_message", "mark_message_read", "mark_message_unread", "list_call_recordings",
-	"get_call_recording", "list_to_dos", "create_to_do",
+	"get_call_recording", "list_to_dos", "create_to_do", "get_to_do", "update_to_do", "pause_to_do",
+	"resume_to_do", "cancel_to_do", "list_to_do_deliveries",
 }
 
 // accountServer is the account MCP server over a testapp (real SQLite, the real REST API
@@ -581,7 +582,11 @@ func TestAccountToolDefinitions(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
-	idempotentWrites := []string{"acknowledge_message", "mark_message_read", "mark_message_unread"}
+	idempotentWrites := []string{"acknowledge_message", "mark_message_read", "mark_message_unread", "pause_to_do", "resume_to_do", "cancel_to_do"}
+	// Cancelling stops a To Do for good and an update overwrites it (CONTRACT §4).
+	destructive := []string{"cancel_to_do", "update_to_do"}
+	// These make (or let) the scheduler text, email and call people outside answerdesk.
+	openWorld := []string{"create_to_do", "update_to_do", "resume_to_do"}
 	for _, name := range names {
 		tool := tools[name].Tool
 		t.Run(name, func(t *testing.T) {
@@ -602,10 +607,10 @@ func TestAccountToolDefinitions(t *testing.T) {
 			a := tool.Annotations
 			read := strings.HasPrefix(name, "list_") || strings.HasPrefix(name, "get_")
 			idem := read || slices.Contains(idempotentWrites, name)
-			open := name == "create_to_do" // it texts, emails and calls people outside answerdesk
-			if a.Title == "" || a.ReadOnlyHint == nil || *a.ReadOnlyHint != read || a.DestructiveHint == nil || *a.DestructiveHint ||
+			open, destroys := slices.Contains(openWorld, name), slices.Contains(destructive, name)
+			if a.Title == "" || a.ReadOnlyHint == nil || *a.ReadOnlyHint != read || a.DestructiveHint == nil || *a.DestructiveHint != destroys ||
 				a.OpenWorldHint == nil || *a.OpenWorldHint != open || a.IdempotentHint == nil || *a.IdempotentHint != idem {
-				t.Errorf("annotations %+v; want readOnly %v, idempotent %v, not destructive, open world %v, a title", a, read, idem, open)
+				t.Errorf("annotations %+v; want readOnly %v, idempotent %v, destructive %v, open world %v, a title", a, read, idem, destroys, open)
 			}
 		})
 	}
