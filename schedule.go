@@ -55,7 +55,10 @@ type Plan struct {
 	start time.Time   // the first instant the plan may fire (creation or the last schedule change)
 	at    []time.Time // fixed occurrences (immediately, today), ascending
 	rules []*rrule.RRule
-	loc   *time.Location
+	// dtstart is the recurrence's DTSTART (local midnight of the day the schedule was set);
+	// the rules are rebased from it to a later period start before each query (rebase).
+	dtstart time.Time
+	loc     *time.Location
 	// skip holds the local dates (YYYY-MM-DD) on which no occurrence fires (skip_dates).
 	skip map[string]bool
 	// last is the final occurrence of a schedule with a count (zero without one): RFC 5545
@@ -208,6 +211,7 @@ func recurrenceRules(in ScheduleInput, interval int, loc *time.Location) ([]stri
 }
 
 func (p *Plan) compile(lines []string, dtstart time.Time, loc *time.Location) error {
+	p.dtstart = dtstart
 	for _, line := range lines {
 		o, err := rrule.StrToROptionInLocation(line, loc)
 		if err != nil {
@@ -349,6 +353,7 @@ func (p *Plan) next(t time.Time, inclusive bool) (time.Time, bool) {
 	// Skipped dates are stepped over; the loop ends because skip dates are finite and each
 	// step moves strictly forward.
 	for range 100_000 {
+		p.rebase(t)
 		var best time.Time
 		for _, r := range p.rules {
 			at := r.After(t, inclusive)
@@ -365,6 +370,47 @@ func (p *Plan) next(t time.Time, inclusive bool) (time.Time, bool) {
 		t, inclusive = best, false
 	}
 	return time.Time{}, false
+}
+
+// rebase moves each rule's DTSTART to the start of the latest period (of its frequency,
+// every interval periods from the original DTSTART) that begins at or before t. The
+// occurrences from t on are the same, but rrule-go walks every period from DTSTART on each
+// query, so without this a year-old weekly To Do cost milliseconds per read.
+func (p *Plan) rebase(t time.Time) {
+	for _, r := range p.rules {
+		if target := p.periodStart(r.OrigOptions, t); !target.Equal(r.OrigOptions.Dtstart) {
+			r.DTStart(target)
+		}
+	}
+}
+
+// periodStart is the local start of the latest period of o's frequency that begins at or
+// before t, counted in whole intervals from p.dtstart; p.dtstart itself within the first.
+func (p *Plan) periodStart(o rrule.ROption, t time.Time) time.Time {
+	d0, lt := p.dtstart, t.In(p.loc)
+	iv := max(o.Interval, 1)
+	days := func(a, b time.Time) int { // calendar days from a's date to b's
+		ua := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+		ub := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+		return int(ub.Sub(ua).Hours() / 24)
+	}
+	switch o.Freq {
+	case rrule.DAILY:
+		if k := days(d0, lt) / iv * iv; k > 0 {
+			return time.Date(d0.Year(), d0.Month(), d0.Day()+k, 0, 0, 0, 0, p.loc)
+		}
+	case rrule.WEEKLY: // weeks start on Monday (WKST=MO, RFC 5545's default)
+		monday := time.Date(d0.Year(), d0.Month(), d0.Day()-(int(d0.Weekday())+6)%7, 0, 0, 0, 0, p.loc)
+		if k := days(monday, lt) / 7 / iv * iv; k > 0 {
+			return time.Date(monday.Year(), monday.Month(), monday.Day()+7*k, 0, 0, 0, 0, p.loc)
+		}
+	case rrule.MONTHLY:
+		months := (lt.Year()-d0.Year())*12 + int(lt.Month()) - int(d0.Month())
+		if k := months / iv * iv; k > 0 {
+			return time.Date(d0.Year(), d0.Month()+time.Month(k), 1, 0, 0, 0, 0, p.loc)
+		}
+	}
+	return d0
 }
 
 // within reports whether t is not past the plan's count.
@@ -399,6 +445,7 @@ func (p *Plan) Due(next, now time.Time) (due time.Time, skipped []time.Time, ski
 			}
 		}
 	} else {
+		p.rebase(next)
 		for _, r := range p.rules {
 			for _, at := range r.Between(next, now, true) {
 				if p.within(at) && !p.skipped(at) {

@@ -2,6 +2,7 @@ package answerdesk
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,47 @@ func BenchmarkPlanUpcoming(b *testing.B) {
 		if len(q.Upcoming(next, UpcomingOccurrences)) != UpcomingOccurrences {
 			b.Fatal("short")
 		}
+	}
+}
+
+// TestPlanRebaseKeepsOccurrences: the rebased rules (see Plan.rebase) give exactly the
+// occurrences the rules give from their original DTSTART, for intervals above one, every
+// frequency, and across daylight-saving changes.
+func TestPlanRebaseKeepsOccurrences(t *testing.T) {
+	ny, _ := time.LoadLocation("America/New_York")
+	start := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC) // a Friday
+	end := start.AddDate(2, 0, 0)
+	for _, sch := range []string{
+		`{"frequency":"daily","interval":3,"times":["09:00","02:30"]}`,
+		`{"frequency":"weekly","interval":2,"days":["monday","saturday"],"times":["09:30","17:00"]}`,
+		`{"frequency":"weekly","interval":3,"days":["friday"],"times":["08:00"]}`,
+		`{"frequency":"monthly","interval":5,"days":[1,31],"times":["10:00"]}`,
+	} {
+		t.Run(sch, func(t *testing.T) {
+			var v ValidationErrors
+			in := parseScheduleInput(&v, json.RawMessage(sch))
+			p, err := NewPlan(in, start, ny)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []time.Time // from fresh rules, never rebased
+			fresh, _ := PlanFromRule(p.Rule, p.Times, start)
+			for _, r := range fresh.rules {
+				want = append(want, r.Between(start, end, true)...)
+			}
+			slices.SortFunc(want, func(a, b time.Time) int { return a.Compare(b) })
+			var got []time.Time
+			for at, ok := p.First(); ok && !at.After(end); at, ok = p.Next(at) {
+				got = append(got, at)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d occurrences, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if !got[i].Equal(want[i]) {
+					t.Fatalf("occurrence %d: %v, want %v", i, got[i], want[i])
+				}
+			}
+		})
 	}
 }
