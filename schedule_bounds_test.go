@@ -138,6 +138,18 @@ func TestPlanRebaseKeepsOccurrences(t *testing.T) {
 					t.Fatalf("occurrence %d: %v, want %v", i, got[i], want[i])
 				}
 			}
+			// And asked from any moment, not only from an occurrence.
+			for at := start; at.Before(end); at = at.Add(13 * time.Hour) {
+				var ref time.Time
+				for _, r := range fresh.rules {
+					if x := r.After(at, false); !x.IsZero() && (ref.IsZero() || x.Before(ref)) {
+						ref = x
+					}
+				}
+				if next, _ := p.Next(at); !next.Equal(ref) {
+					t.Fatalf("next after %v: %v, want %v", at, next, ref)
+				}
+			}
 		})
 	}
 }
