@@ -424,10 +424,41 @@ func (p *Plan) skipped(t time.Time) bool {
 // Upcoming returns up to n occurrences from 'from' on (from included), in order.
 func (p *Plan) Upcoming(from time.Time, n int) []time.Time {
 	var out []time.Time
-	at, ok := p.next(from, true)
-	for ok && len(out) < n {
-		out = append(out, at)
-		at, ok = p.Next(at)
+	if p.rules == nil {
+		for at, ok := p.next(from, true); ok && len(out) < n; at, ok = p.Next(at) {
+			out = append(out, at)
+		}
+		return out
+	}
+	// One pass over each rule's iterator, merged in order: every After call would walk the
+	// rule again from its DTSTART.
+	p.rebase(from)
+	type head struct {
+		next func() (time.Time, bool)
+		at   time.Time
+		ok   bool
+	}
+	heads := make([]*head, len(p.rules))
+	for i, r := range p.rules {
+		h := &head{next: r.Iterator()}
+		for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
+		}
+		heads[i] = h
+	}
+	for steps := 0; len(out) < n && steps < 100_000; steps++ {
+		var best *head
+		for _, h := range heads {
+			if h.ok && (best == nil || h.at.Before(best.at)) {
+				best = h
+			}
+		}
+		if best == nil || !p.within(best.at) {
+			break
+		}
+		if !p.skipped(best.at) {
+			out = append(out, best.at)
+		}
+		best.at, best.ok = best.next()
 	}
 	return out
 }
