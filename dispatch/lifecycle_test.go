@@ -192,3 +192,28 @@ func TestToDoCompletes(t *testing.T) {
 		})
 	}
 }
+
+// TestToDoResumedAfterItsEnd: a one-off paused across its only occurrence has nothing left
+// when resumed, so it becomes completed and nothing is sent.
+func TestToDoResumedAfterItsEnd(t *testing.T) {
+	app := testapp.New(t) // 10:00 in New York
+	log := &sendLog{}
+	s := newScheduler(app)
+	s.Outbox = log
+	td := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today","times":["10:30"]}}`, 200)
+	path := fmt.Sprintf("/api/v2/to-dos/%d", td.ID)
+	toDoCall(t, app, "PATCH", path+"/pause", nil, 200)
+	app.Clock.Advance(time.Hour)
+	tick(t, s)
+	got := toDoCall(t, app, "PATCH", path+"/resume", nil, 200)
+	tick(t, s)
+	if got.State != answerdesk.ToDoCompleted || got.Schedule.NextOccurrence != nil || len(log.all()) != 0 {
+		t.Fatalf("resumed after its only time: state %s next %v, %d sends", got.State, got.Schedule.NextOccurrence, len(log.all()))
+	}
+	// A completed To Do given a new schedule runs again.
+	got = toDoCall(t, app, "PATCH", path, `{"schedule":{"rule":"immediately"}}`, 200)
+	tick(t, s)
+	if got.State != answerdesk.ToDoActive || len(log.all()) != 1 || reload(t, app, td.ID).State != answerdesk.ToDoCompleted {
+		t.Fatalf("rescheduled: state %s, %d sends, then %s", got.State, len(log.all()), reload(t, app, td.ID).State)
+	}
+}
