@@ -52,16 +52,33 @@ type Plan struct {
 	Times []string
 
 	kind  string
-	start time.Time   // the first instant the plan may fire (creation)
+	start time.Time   // the first instant the plan may fire (creation or the last schedule change)
 	at    []time.Time // fixed occurrences (immediately, today), ascending
 	rules []*rrule.RRule
+	// dtstart is the recurrence's DTSTART (local midnight of the day the schedule was set);
+	// the rules are rebased from it to a later period start before each query (rebase).
+	dtstart time.Time
+	loc     *time.Location
+	// skip holds the local dates (YYYY-MM-DD) on which no occurrence fires (skip_dates).
+	skip map[string]bool
+	// last is the final occurrence of a schedule with a count (zero without one): RFC 5545
+	// counts COUNT before EXDATEs remove anything, so skipped dates use up the count too.
+	last time.Time
 }
+
+// Recurrence bounds (CONTRACT §1.7, RFC 5545 UNTIL/COUNT and EXDATE-like skip dates).
+const (
+	MaxScheduleCount = 1000
+	MaxSkipDates     = 366
+	// UpcomingOccurrences is how many future occurrences schedule.upcoming shows.
+	UpcomingOccurrences = 5
+)
 
 // NewPlan validates a schedule input against the account's time zone and the current time,
 // and returns its plan. Field errors are named schedule.<field>.
 func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error) {
 	var v ValidationErrors
-	p := &Plan{kind: in.Rule, start: now.Truncate(time.Millisecond), Times: in.Times}
+	p := &Plan{kind: in.Rule, start: now.Truncate(time.Millisecond), Times: in.Times, loc: loc}
 	if p.Times == nil {
 		p.Times = []string{}
 	}
@@ -94,7 +111,7 @@ func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error)
 		}
 		local := now.In(loc)
 		dtstart := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
-		lines, err := recurrenceRules(in, interval)
+		lines, err := recurrenceRules(in, interval, loc)
 		if err != nil {
 			v.Add("schedule.times", err.Error())
 			break
@@ -113,8 +130,24 @@ func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error)
 		if len(in.MonthDays) > 0 {
 			p.Rule["days"] = in.MonthDays
 		}
+		if in.Until != "" {
+			p.Rule["until"] = in.Until
+			if in.Until < local.Format(time.DateOnly) {
+				v.Add("schedule.until", fmt.Sprintf("%s is before today in %s", in.Until, loc))
+			}
+		}
+		if in.Count != nil {
+			p.Rule["count"] = *in.Count
+		}
+		if len(in.SkipDates) > 0 {
+			p.Rule["skip_dates"] = in.SkipDates
+		}
 		if err := p.compile(lines, dtstart, loc); err != nil {
 			return nil, err
+		}
+		p.bound(in.Count, in.SkipDates)
+		if _, ok := p.First(); !ok && !v.Has("schedule.until") {
+			v.Add("schedule", "has no occurrence from now on: check days, until, count and skip_dates")
 		}
 	default:
 		v.Add("schedule.rule", `must be "immediately" or "today", or left out for a recurring schedule`)
@@ -128,7 +161,15 @@ func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error)
 // recurrenceRules returns the RFC 5545 RRULE values of a recurring schedule: one per
 // distinct minute of its times, since BYHOUR x BYMINUTE would otherwise cross-multiply
 // (09:30 and 17:00 are not 09:00, 09:30, 17:00 and 17:30).
-func recurrenceRules(in ScheduleInput, interval int) ([]string, error) {
+func recurrenceRules(in ScheduleInput, interval int, loc *time.Location) ([]string, error) {
+	var until time.Time // UNTIL: the end of the until date in the account's time zone
+	if in.Until != "" {
+		d, err := time.ParseInLocation(time.DateOnly, in.Until, loc)
+		if err != nil {
+			return nil, fmt.Errorf("until %q: %w", in.Until, err)
+		}
+		until = d.AddDate(0, 0, 1).Add(-time.Second)
+	}
 	byMinute := map[int][]int{}
 	var minutes []int
 	for _, s := range in.Times {
@@ -144,7 +185,7 @@ func recurrenceRules(in ScheduleInput, interval int) ([]string, error) {
 	slices.Sort(minutes)
 	var lines []string
 	for _, m := range minutes {
-		o := rrule.ROption{Interval: interval, Byminute: []int{m}, Bysecond: []int{0}}
+		o := rrule.ROption{Interval: interval, Byminute: []int{m}, Bysecond: []int{0}, Until: until}
 		hours := byMinute[m]
 		slices.Sort(hours)
 		o.Byhour = slices.Compact(hours)
@@ -170,6 +211,7 @@ func recurrenceRules(in ScheduleInput, interval int) ([]string, error) {
 }
 
 func (p *Plan) compile(lines []string, dtstart time.Time, loc *time.Location) error {
+	p.dtstart = dtstart
 	for _, line := range lines {
 		o, err := rrule.StrToROptionInLocation(line, loc)
 		if err != nil {
@@ -185,6 +227,50 @@ func (p *Plan) compile(lines []string, dtstart time.Time, loc *time.Location) er
 	return nil
 }
 
+// bound applies the count and skip dates of a recurring plan (until is in its RRULEs).
+func (p *Plan) bound(count *int, skipDates []string) {
+	if len(skipDates) > 0 {
+		p.skip = make(map[string]bool, len(skipDates))
+		for _, d := range skipDates {
+			p.skip[d] = true
+		}
+	}
+	if count == nil {
+		return
+	}
+	// Walk the first count occurrences from the start, merging the rules' iterators in
+	// order; the last one bounds the plan.
+	type head struct {
+		next func() (time.Time, bool)
+		at   time.Time
+		ok   bool
+	}
+	heads := make([]*head, len(p.rules))
+	for i, r := range p.rules {
+		h := &head{next: r.Iterator()}
+		for h.at, h.ok = h.next(); h.ok && h.at.Before(p.start); h.at, h.ok = h.next() {
+		}
+		heads[i] = h
+	}
+	for n := 0; n < *count; {
+		var best *head
+		for _, h := range heads {
+			if h.ok && (best == nil || h.at.Before(best.at)) {
+				best = h
+			}
+		}
+		if best == nil {
+			break // the rules end (until) before count is reached
+		}
+		p.last = best.at // the rules hold distinct minutes, so no two yield one instant
+		n++
+		best.at, best.ok = best.next()
+	}
+	if p.last.IsZero() {
+		p.last = p.start.Add(-time.Millisecond) // no occurrence at all
+	}
+}
+
 // PlanFromRule rebuilds the plan of a stored schedule rule; start is the To Do's creation.
 func PlanFromRule(rule map[string]any, times []string, start time.Time) (*Plan, error) {
 	str := func(k string) string { s, _ := rule[k].(string); return s }
@@ -192,7 +278,7 @@ func PlanFromRule(rule map[string]any, times []string, start time.Time) (*Plan, 
 	if err != nil {
 		return nil, fmt.Errorf("schedule time zone %q: %w", str("tz"), err)
 	}
-	p := &Plan{Rule: rule, Times: times, kind: str("rule"), start: start}
+	p := &Plan{Rule: rule, Times: times, kind: str("rule"), start: start, loc: loc}
 	switch p.kind {
 	case ScheduleImmediately:
 		p.at = []time.Time{start}
@@ -217,6 +303,25 @@ func PlanFromRule(rule map[string]any, times []string, start time.Time) (*Plan, 
 		if err := p.compile(strings.Split(str("rrule"), "\n"), dtstart, loc); err != nil {
 			return nil, err
 		}
+		var count *int
+		if n, ok := rule["count"].(float64); ok { // decoded from JSON
+			c := int(n)
+			count = &c
+		} else if n, ok := rule["count"].(int); ok {
+			count = &n
+		}
+		var skip []string
+		switch x := rule["skip_dates"].(type) {
+		case []any:
+			for _, d := range x {
+				if s, ok := d.(string); ok {
+					skip = append(skip, s)
+				}
+			}
+		case []string:
+			skip = x
+		}
+		p.bound(count, skip)
 	default:
 		return nil, fmt.Errorf("unknown schedule rule %q", p.kind)
 	}
@@ -245,14 +350,117 @@ func (p *Plan) next(t time.Time, inclusive bool) (time.Time, bool) {
 		}
 		return time.Time{}, false
 	}
-	var best time.Time
+	// Skipped dates are stepped over; the loop ends because skip dates are finite and each
+	// step moves strictly forward.
+	for range 100_000 {
+		p.rebase(t)
+		var best time.Time
+		for _, r := range p.rules {
+			at := r.After(t, inclusive)
+			if !at.IsZero() && (best.IsZero() || at.Before(best)) {
+				best = at
+			}
+		}
+		if best.IsZero() || !p.within(best) {
+			return time.Time{}, false
+		}
+		if !p.skipped(best) {
+			return best, true
+		}
+		t, inclusive = best, false
+	}
+	return time.Time{}, false
+}
+
+// rebase moves each rule's DTSTART to the start of the latest period (of its frequency,
+// every interval periods from the original DTSTART) that begins at or before t. The
+// occurrences from t on are the same, but rrule-go walks every period from DTSTART on each
+// query, so without this a year-old weekly To Do cost milliseconds per read.
+func (p *Plan) rebase(t time.Time) {
 	for _, r := range p.rules {
-		at := r.After(t, inclusive)
-		if !at.IsZero() && (best.IsZero() || at.Before(best)) {
-			best = at
+		if target := p.periodStart(r.OrigOptions, t); !target.Equal(r.OrigOptions.Dtstart) {
+			r.DTStart(target)
 		}
 	}
-	return best, !best.IsZero()
+}
+
+// periodStart is the local start of the latest period of o's frequency that begins at or
+// before t, counted in whole intervals from p.dtstart; p.dtstart itself within the first.
+func (p *Plan) periodStart(o rrule.ROption, t time.Time) time.Time {
+	d0, lt := p.dtstart, t.In(p.loc)
+	iv := max(o.Interval, 1)
+	days := func(a, b time.Time) int { // calendar days from a's date to b's
+		ua := time.Date(a.Year(), a.Month(), a.Day(), 0, 0, 0, 0, time.UTC)
+		ub := time.Date(b.Year(), b.Month(), b.Day(), 0, 0, 0, 0, time.UTC)
+		return int(ub.Sub(ua).Hours() / 24)
+	}
+	switch o.Freq {
+	case rrule.DAILY:
+		if k := days(d0, lt) / iv * iv; k > 0 {
+			return time.Date(d0.Year(), d0.Month(), d0.Day()+k, 0, 0, 0, 0, p.loc)
+		}
+	case rrule.WEEKLY: // weeks start on Monday (WKST=MO, RFC 5545's default)
+		monday := time.Date(d0.Year(), d0.Month(), d0.Day()-(int(d0.Weekday())+6)%7, 0, 0, 0, 0, p.loc)
+		if k := days(monday, lt) / 7 / iv * iv; k > 0 {
+			return time.Date(monday.Year(), monday.Month(), monday.Day()+7*k, 0, 0, 0, 0, p.loc)
+		}
+	case rrule.MONTHLY:
+		months := (lt.Year()-d0.Year())*12 + int(lt.Month()) - int(d0.Month())
+		if k := months / iv * iv; k > 0 {
+			return time.Date(d0.Year(), d0.Month()+time.Month(k), 1, 0, 0, 0, 0, p.loc)
+		}
+	}
+	return d0
+}
+
+// within reports whether t is not past the plan's count.
+func (p *Plan) within(t time.Time) bool { return p.last.IsZero() || !t.After(p.last) }
+
+// skipped reports whether t falls on one of the plan's skip dates (in its time zone).
+func (p *Plan) skipped(t time.Time) bool {
+	return p.skip != nil && p.skip[t.In(p.loc).Format(time.DateOnly)]
+}
+
+// Upcoming returns up to n occurrences from 'from' on (from included), in order.
+func (p *Plan) Upcoming(from time.Time, n int) []time.Time {
+	var out []time.Time
+	if p.rules == nil {
+		for at, ok := p.next(from, true); ok && len(out) < n; at, ok = p.Next(at) {
+			out = append(out, at)
+		}
+		return out
+	}
+	// One pass over each rule's iterator, merged in order: every After call would walk the
+	// rule again from its DTSTART.
+	p.rebase(from)
+	type head struct {
+		next func() (time.Time, bool)
+		at   time.Time
+		ok   bool
+	}
+	heads := make([]*head, len(p.rules))
+	for i, r := range p.rules {
+		h := &head{next: r.Iterator()}
+		for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
+		}
+		heads[i] = h
+	}
+	for steps := 0; len(out) < n && steps < 100_000; steps++ {
+		var best *head
+		for _, h := range heads {
+			if h.ok && (best == nil || h.at.Before(best.at)) {
+				best = h
+			}
+		}
+		if best == nil || !p.within(best.at) {
+			break
+		}
+		if !p.skipped(best.at) {
+			out = append(out, best.at)
+		}
+		best.at, best.ok = best.next()
+	}
+	return out
 }
 
 // Due splits the occurrences from next (an occurrence not yet sent) up to now: the latest
@@ -268,8 +476,13 @@ func (p *Plan) Due(next, now time.Time) (due time.Time, skipped []time.Time, ski
 			}
 		}
 	} else {
+		p.rebase(next)
 		for _, r := range p.rules {
-			between = append(between, r.Between(next, now, true)...)
+			for _, at := range r.Between(next, now, true) {
+				if p.within(at) && !p.skipped(at) {
+					between = append(between, at)
+				}
+			}
 		}
 		slices.SortFunc(between, func(a, b time.Time) int { return a.Compare(b) })
 		between = slices.CompactFunc(between, func(a, b time.Time) bool { return a.Equal(b) })

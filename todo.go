@@ -44,6 +44,7 @@ type ToDo struct {
 	AIAssistantID                 *string       `json:"ai_assistant_id"`
 	Times                         []string      `json:"times"`
 	IsSending                     bool          `json:"is_sending"`
+	State                         string        `json:"state"`
 	CreatedAt                     Time          `json:"created_at"`
 	UpdatedAt                     Time          `json:"updated_at"`
 	Schedule                      ToDoSchedule  `json:"schedule"`
@@ -74,8 +75,38 @@ type ToDoSchedule struct {
 	Times              []string       `json:"times"`
 	PreviousOccurrence *Time          `json:"previous_occurrence"`
 	NextOccurrence     *Time          `json:"next_occurrence"`
-	CreatedAt          Time           `json:"created_at"`
-	UpdatedAt          Time           `json:"updated_at"`
+	// Upcoming are the next UpcomingOccurrences occurrences from next_occurrence on,
+	// computed in the schedule's time zone; empty when nothing is due (paused, cancelled,
+	// completed).
+	Upcoming  []Time `json:"upcoming"`
+	CreatedAt Time   `json:"created_at"`
+	UpdatedAt Time   `json:"updated_at"`
+}
+
+// To Do states (CONTRACT §1.7).
+const (
+	ToDoActive    = "active"    // has a next occurrence, or one in flight
+	ToDoPaused    = "paused"    // nothing is sent until it is resumed
+	ToDoCompleted = "completed" // no further occurrence: a one-off that was sent, or an ended recurrence
+	ToDoCancelled = "cancelled" // stopped for good; still readable with its history
+)
+
+// ToDoStates lists every To Do state.
+var ToDoStates = []string{ToDoActive, ToDoPaused, ToDoCompleted, ToDoCancelled}
+
+// ToDoFilter selects a page of To Dos; an empty State means every state.
+type ToDoFilter struct {
+	Paging
+	State string
+}
+
+// CheckToDoState validates the state filter of a To Do list into v.
+func CheckToDoState(v *ValidationErrors, state string) string {
+	if state != "" && !slices.Contains(ToDoStates, state) {
+		v.Add("state", "must be one of "+strings.Join(ToDoStates, ", "))
+		return ""
+	}
+	return state
 }
 
 // Delivery outcomes of a To Do occurrence.
@@ -127,11 +158,17 @@ const (
 // ParseToDoCreate reads the flat body of a create request. Every field is type-checked,
 // and every bad field is reported at once; unknown properties are ignored.
 func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
-	var v ValidationErrors
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
 		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
 	}
+	return parseToDoFields(raw, true)
+}
+
+// parseToDoFields validates the members of a create body (or of an update merged onto a
+// To Do, where the schedule may be left as it is).
+func parseToDoFields(raw map[string]json.RawMessage, scheduleRequired bool) (*ToDoCreate, error) {
+	var v ValidationErrors
 	str := func(name string, max int) string {
 		b, ok := raw[name]
 		if !ok || string(b) == "null" {
@@ -221,7 +258,9 @@ func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 	if t.FromEmail != "" && !v.Has("from_email") && !IsEmailAddress(t.FromEmail) {
 		v.Add("from_email", "must be an email address")
 	}
-	if b, ok := raw["schedule"]; !ok || string(b) == "null" {
+	if b, ok := raw["schedule"]; (!ok || string(b) == "null") && !scheduleRequired {
+		// An update that leaves the schedule as it is.
+	} else if !ok || string(b) == "null" {
 		v.Add("schedule", `is required: {"rule": "immediately"}, {"rule": "today", "times": ["09:30"]} or a recurring schedule`)
 	} else {
 		t.Schedule = parseScheduleInput(&v, b)
@@ -270,6 +309,12 @@ type ScheduleInput struct {
 	Interval  *int
 	Weekdays  []time.Weekday
 	MonthDays []int
+	// Until is the last local date (YYYY-MM-DD) a recurring schedule fires on (RFC 5545
+	// UNTIL), Count its total number of occurrences (COUNT), SkipDates the local dates it
+	// does not fire on (holidays).
+	Until     string
+	Count     *int
+	SkipDates []string
 }
 
 var weekdayNames = map[string]time.Weekday{
@@ -324,8 +369,54 @@ func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
 			v.Add("schedule.days", "must be a list")
 		}
 	}
+	if has("until") {
+		var u string
+		if err := json.Unmarshal(raw["until"], &u); err != nil {
+			v.Add("schedule.until", `must be a date "YYYY-MM-DD"`)
+		} else if d, err := time.Parse(time.DateOnly, strings.TrimSpace(u)); err != nil {
+			v.Add("schedule.until", fmt.Sprintf("%q is not a date YYYY-MM-DD", u))
+		} else {
+			s.Until = d.Format(time.DateOnly)
+		}
+	}
+	if has("count") {
+		var n json.Number
+		i, err := int64(0), json.Unmarshal(raw["count"], &n)
+		if err == nil {
+			i, err = n.Int64()
+		}
+		if err != nil || i < 1 || i > MaxScheduleCount {
+			v.Add("schedule.count", fmt.Sprintf("must be an integer from 1 to %d", MaxScheduleCount))
+		} else {
+			c := int(i)
+			s.Count = &c
+		}
+	}
+	if has("until") && has("count") {
+		v.Add("schedule.count", "cannot be combined with until (RFC 5545): give one of them")
+	}
+	if has("skip_dates") {
+		var dates []string
+		if err := json.Unmarshal(raw["skip_dates"], &dates); err != nil {
+			v.Add("schedule.skip_dates", `must be a list of dates "YYYY-MM-DD"`)
+		} else if len(dates) > MaxSkipDates {
+			v.Add("schedule.skip_dates", fmt.Sprintf("must have at most %d dates", MaxSkipDates))
+		} else {
+			for _, x := range dates {
+				d, err := time.Parse(time.DateOnly, strings.TrimSpace(x))
+				if err != nil {
+					v.Add("schedule.skip_dates", fmt.Sprintf("%q is not a date YYYY-MM-DD", x))
+					break
+				}
+				if f := d.Format(time.DateOnly); !slices.Contains(s.SkipDates, f) {
+					s.SkipDates = append(s.SkipDates, f)
+				}
+			}
+			slices.Sort(s.SkipDates)
+		}
+	}
 	if s.Rule != "" {
-		for _, k := range []string{"frequency", "interval", "days"} {
+		for _, k := range []string{"frequency", "interval", "days", "until", "count", "skip_dates"} {
 			if has(k) {
 				v.Add("schedule."+k, "applies only to recurring schedules (leave out rule)")
 			}
@@ -437,10 +528,19 @@ type ToDoQueue interface {
 	ReleaseOccurrences(ctx context.Context, occs []*Occurrence, now time.Time) error
 }
 
-// ToDoService creates and reads To Dos. Admins see every To Do; other users those of
-// their accounts' phones.
+// ToDoService creates, reads and changes To Dos. Admins see every To Do; other users those
+// of their accounts' phones.
 type ToDoService interface {
 	CreateToDo(ctx context.Context, c *Caller, t *ToDoCreate) (*ToDo, error)
-	FindToDos(ctx context.Context, c *Caller, p Paging) ([]*ToDo, PageMeta, error)
+	FindToDos(ctx context.Context, c *Caller, f ToDoFilter) ([]*ToDo, PageMeta, error)
 	FindToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)
+	// UpdateToDo applies a partial update, validated as a create of the merged result.
+	UpdateToDo(ctx context.Context, c *Caller, id string, p *ToDoPatch) (*ToDo, error)
+	// PauseToDo, ResumeToDo and CancelToDo move a To Do through its lifecycle; each is
+	// idempotent and safe against the scheduler running at the same moment.
+	PauseToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)
+	ResumeToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)
+	CancelToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)
+	// FindToDoDeliveries returns a page of a To Do's occurrences with their attempts.
+	FindToDoDeliveries(ctx context.Context, c *Caller, id string, p Paging) ([]*ToDoDelivery, PageMeta, error)
 }

@@ -31,11 +31,16 @@ Call recordings (scope recordings:read):
 - list_call_recordings: one page, or a random sample, of call recordings with their call detail records.
 - get_call_recording: one recording by id.
 
-To Dos (scope todos:read to read, todos:write to create):
-- list_to_dos: one page of To Dos, newest first.
-- create_to_do: schedule an sms, email or call, now, today at given times, or recurring.
+To Dos (scope todos:read to read, todos:write to create and change):
+- list_to_dos: one page of To Dos, newest first, optionally only those in one state (active, paused, completed, cancelled).
+- get_to_do: one To Do by id, with its state and its next five occurrences (schedule.upcoming).
+- create_to_do: schedule an sms, email or call, now, today at given times, or recurring (optionally until a date, a number of times, skipping dates).
+- update_to_do: change some fields of a To Do (not account_number or delivery_type); a new schedule replaces the old one.
+- pause_to_do, resume_to_do: stop sending until resumed; resuming continues from the next occurrence after now (missed ones are not sent).
+- cancel_to_do: stop a To Do for good (it stays readable).
+- list_to_do_deliveries: a To Do's occurrences and delivery attempts, newest first.
 
-Only the accounts the signed-in user is a member of are visible (admins see every account); anything else is "not found". A tool that needs a scope the sign-in did not grant answers an error naming the scope: sign in again and grant it. Timestamps are ISO 8601 in UTC with milliseconds (2026-11-22T09:15:02.123Z); date filters are calendar days in UTC written MM-DD-YYYY (11-22-2026), both ends inclusive. A recording's "recording" is a signed audio URL valid for 15 minutes, null once the audio is past retention. Acknowledging and marking read or unread are safe to repeat; create_message and create_to_do create a new item on every call.`
+Only the accounts the signed-in user is a member of are visible (admins see every account); anything else is "not found". A tool that needs a scope the sign-in did not grant answers an error naming the scope: sign in again and grant it. Timestamps are ISO 8601 in UTC with milliseconds (2026-11-22T09:15:02.123Z); date filters are calendar days in UTC written MM-DD-YYYY (11-22-2026), both ends inclusive. A recording's "recording" is a signed audio URL valid for 15 minutes, null once the audio is past retention. Acknowledging and marking read or unread, pausing, resuming and cancelling are safe to repeat; create_message and create_to_do create a new item on every call.`
 
 // AccountServices are the customer API services the account tools call: the same ones
 // rest.Server holds, so both apply one set of rules.
@@ -67,7 +72,13 @@ func NewAccountServer(cfg Config, svc AccountServices) *server.MCPServer {
 		a.listCallRecordings(),
 		a.getCallRecording(),
 		a.listToDos(),
+		a.getToDo(),
 		a.createToDo(),
+		a.updateToDo(),
+		a.pauseToDo(),
+		a.resumeToDo(),
+		a.cancelToDo(),
+		a.listToDoDeliveries(),
 	)
 	return s
 }
@@ -575,25 +586,51 @@ func (a *accountTools) getCallRecording() server.ServerTool {
 
 // --- To Dos ---
 
+// scheduleArgDescription and scheduleArgProperties describe the schedule argument of
+// create_to_do and update_to_do.
+const scheduleArgDescription = `When to deliver it, in the account's time zone: {"rule": "immediately"}; {"rule": "today", "times": ["09:30", "17:00"]} (times still ahead today); or recurring, without rule: {"frequency": "weekly", "interval": 1, "days": ["monday", "wednesday"], "times": ["09:30"]}, optionally with "until": "2026-12-31" or "count": 10 (not both) and "skip_dates": ["2026-12-25"].`
+
+var scheduleArgProperties = map[string]any{
+	"rule": map[string]any{"type": "string", "enum": []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
+		"description": "immediately (due now) or today (once at each of times today); leave it out for a recurring schedule."},
+	"times": map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": `^[0-2][0-9]:[0-5][0-9]$`},
+		"description": "Times of day HH:MM (24-hour) in the account's time zone, e.g. [\"09:30\"]; required unless rule is immediately."},
+	"frequency": map[string]any{"type": "string", "enum": []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
+		"description": "Recurring schedules only: daily, weekly or monthly."},
+	"interval": map[string]any{"type": "integer", "minimum": 1, "maximum": 1000,
+		"description": "Recurring schedules only: every interval days, weeks or months; default 1."},
+	"days": map[string]any{"type": "array", "items": map[string]any{"type": []string{"string", "integer"}},
+		"description": "Weekly: weekday names (monday ... sunday); monthly: days of the month 1 to 31; not for daily."},
+	"until": map[string]any{"type": "string", "format": "date",
+		"description": "Recurring schedules only: the last date (YYYY-MM-DD, account time zone) it may be sent on (RFC 5545 UNTIL). Not with count."},
+	"count": map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxScheduleCount,
+		"description": "Recurring schedules only: how many occurrences in all, counted from now (RFC 5545 COUNT; skipped dates count too). Not with until."},
+	"skip_dates": map[string]any{"type": "array", "maxItems": answerdesk.MaxSkipDates, "items": map[string]any{"type": "string", "format": "date"},
+		"description": "Recurring schedules only: dates (YYYY-MM-DD, account time zone) on which nothing is sent, e.g. holidays."},
+}
+
 func (a *accountTools) listToDos() server.ServerTool {
 	opts := append(readOnly("List To Dos"),
 		pageArg,
 		pageSizeArg(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize),
-		accountOutput[pageOf[answerdesk.ToDo]]("The page's To Dos, newest first, each with its schedule (next_occurrence, previous_occurrence) and last_delivery."))
+		mcpgo.WithString("state", mcpgo.Enum(answerdesk.ToDoStates...),
+			mcpgo.Description("Only To Dos in this state: active (something left to send), paused, completed (nothing left) or cancelled. Default: every state.")),
+		accountOutput[pageOf[answerdesk.ToDo]]("The page's To Dos, newest first, each with its state, schedule (next_occurrence, previous_occurrence, upcoming) and last_delivery."))
 	tool := toolDef("list_to_dos",
 		"List the To Dos (scheduled texts, emails and calls) of your accounts, newest first, one page at a time, as GET /api/v2/to-dos. "+
-			"Each has its delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_dos", []string{"page", "page_size"},
+			"Each has its state, delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_dos", []string{"page", "page_size", "state"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			page, size := p.int("page"), p.int("page_size")
+			page, size, state := p.int("page"), p.int("page_size"), p.str("state")
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			pg := answerdesk.CheckPaging(&p.v, page, size, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)
+			f := answerdesk.ToDoFilter{Paging: answerdesk.CheckPaging(&p.v, page, size, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)}
+			f.State = answerdesk.CheckToDoState(&p.v, state)
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.ToDos.FindToDos(ctx, c, pg)
+			list, meta, err := a.svc.ToDos.FindToDos(ctx, c, f)
 			if err != nil {
 				return nil, err
 			}
@@ -609,19 +646,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 		mcpgo.WithString("delivery_type", mcpgo.Required(), mcpgo.Enum(answerdesk.DeliveryTypes...),
 			mcpgo.Description("How to deliver it: sms (needs from, contact, message_text), email (needs contact, message_text, from_email), call (needs instructions: an agent calls), ai_outbound_call (needs contact, instructions; only where the server enables it).")),
 		mcpgo.WithObject("schedule", mcpgo.Required(), mcpgo.AdditionalProperties(false),
-			mcpgo.Description(`When to deliver it, in the account's time zone: {"rule": "immediately"}; {"rule": "today", "times": ["09:30", "17:00"]} (times still ahead today); or recurring, without rule: {"frequency": "weekly", "interval": 1, "days": ["monday", "wednesday"], "times": ["09:30"]}.`),
-			mcpgo.Properties(map[string]any{
-				"rule": map[string]any{"type": "string", "enum": []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
-					"description": "immediately (due now) or today (once at each of times today); leave it out for a recurring schedule."},
-				"times": map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": `^[0-2][0-9]:[0-5][0-9]$`},
-					"description": "Times of day HH:MM (24-hour) in the account's time zone, e.g. [\"09:30\"]; required unless rule is immediately."},
-				"frequency": map[string]any{"type": "string", "enum": []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
-					"description": "Recurring schedules only: daily, weekly or monthly."},
-				"interval": map[string]any{"type": "integer", "minimum": 1, "maximum": 1000,
-					"description": "Recurring schedules only: every interval days, weeks or months; default 1."},
-				"days": map[string]any{"type": "array", "items": map[string]any{"type": []string{"string", "integer"}},
-					"description": "Weekly: weekday names (monday ... sunday); monthly: days of the month 1 to 31; not for daily."},
-			})),
+			mcpgo.Description(scheduleArgDescription), mcpgo.Properties(scheduleArgProperties)),
 		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A name for the To Do; default its creation time.")),
 		mcpgo.WithString("contact", mcpgo.MaxLength(320),
 			mcpgo.Description("Who receives it: a phone number (e.g. +15555550123) for sms and ai_outbound_call, an email address for email.")),
@@ -656,5 +681,133 @@ func (a *accountTools) createToDo() server.ServerTool {
 				return nil, err
 			}
 			return dataBody{Data: t}, nil
+		})}
+}
+
+// toDoIDArg is the id argument of the tools on one To Do.
+var toDoIDArg = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1),
+	mcpgo.Description("The To Do's integer id (e.g. \"42\"), as list_to_dos and create_to_do return it."))
+
+// toDoTool is a tool that takes a To Do id and calls one To Do service method.
+func (a *accountTools) toDoTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
+	opts = append(opts, toDoIDArg)
+	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			id := p.id("id")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			v, err := do(ctx, c, id)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: v}, nil
+		})}
+}
+
+func (a *accountTools) getToDo() server.ServerTool {
+	return a.toDoTool("get_to_do",
+		"Get one To Do by id, as GET /api/v2/to-dos/{id}: its state (active, paused, completed, cancelled), delivery fields, schedule with next_occurrence and the next five occurrences (schedule.upcoming), and last_delivery. "+
+			"A To Do of an account you cannot see is not found. Needs the todos:read scope.",
+		append(readOnly("Get a To Do"), accountOutput[oneOf[answerdesk.ToDo]]("The To Do.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.ToDos.FindToDo(ctx, c, id)
+		})
+}
+
+func (a *accountTools) pauseToDo() server.ServerTool {
+	return a.toDoTool("pause_to_do",
+		"Pause a To Do, as PATCH /api/v2/to-dos/{id}/pause: nothing is sent while it is paused (an occurrence already being sent finishes) and next_occurrence is null. "+
+			"Pausing a paused To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
+		append(writes("Pause a To Do", true), accountOutput[oneOf[answerdesk.ToDo]]("The To Do, now paused.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.ToDos.PauseToDo(ctx, c, id)
+		})
+}
+
+func (a *accountTools) resumeToDo() server.ServerTool {
+	return a.toDoTool("resume_to_do",
+		"Resume a paused To Do, as PATCH /api/v2/to-dos/{id}/resume: it continues from its next occurrence after now; occurrences missed while it was paused are not sent. "+
+			"A To Do whose schedule has ended meanwhile becomes completed. Resuming an active To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
+		append(writes("Resume a To Do", true), mcpgo.WithOpenWorldHintAnnotation(true),
+			accountOutput[oneOf[answerdesk.ToDo]]("The To Do, active again (or completed when nothing is left).")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.ToDos.ResumeToDo(ctx, c, id)
+		})
+}
+
+func (a *accountTools) cancelToDo() server.ServerTool {
+	return a.toDoTool("cancel_to_do",
+		"Cancel a To Do for good, as DELETE /api/v2/to-dos/{id}: nothing more is ever sent (an occurrence already being sent finishes), state becomes cancelled and next_occurrence null. "+
+			"It cannot be resumed or changed afterwards, but stays readable with its deliveries. Cancelling again changes nothing. Needs the todos:write scope.",
+		append(writes("Cancel a To Do", true), mcpgo.WithDestructiveHintAnnotation(true),
+			accountOutput[oneOf[answerdesk.ToDo]]("The To Do, now cancelled.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.ToDos.CancelToDo(ctx, c, id)
+		})
+}
+
+func (a *accountTools) updateToDo() server.ServerTool {
+	opts := append(writes("Change a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true), mcpgo.WithDestructiveHintAnnotation(true),
+		toDoIDArg,
+		mcpgo.WithObject("schedule", mcpgo.AdditionalProperties(false),
+			mcpgo.Description("A new schedule, replacing the old one from now on (same forms as create_to_do). "+scheduleArgDescription),
+			mcpgo.Properties(scheduleArgProperties)),
+		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A new name.")),
+		mcpgo.WithString("contact", mcpgo.MaxLength(320), mcpgo.Description("A new recipient: a phone number for sms, call and ai_outbound_call, an email address for email.")),
+		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
+			mcpgo.Description(fmt.Sprintf("New text of an sms (at most %d characters) or body of an email.", answerdesk.MaxSMSLength))),
+		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength), mcpgo.Description("New instructions of a call or ai_outbound_call.")),
+		mcpgo.WithString("from", mcpgo.MaxLength(32), mcpgo.Description("sms: another SMS-enabled number of the account to send from.")),
+		mcpgo.WithString("from_email", mcpgo.MaxLength(320), mcpgo.Description("email: another sender address on an authenticated sending domain of the account.")),
+		mcpgo.WithString("sender_name", mcpgo.MaxLength(200), mcpgo.Description("email: a new sender display name.")),
+		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("email: a new subject line.")),
+		accountOutput[oneOf[answerdesk.ToDo]]("The To Do as it is now."))
+	tool := toolDef("update_to_do",
+		"Change some fields of a To Do, as PATCH /api/v2/to-dos/{id}: give only what changes. The result is checked exactly as create_to_do checks a new To Do. "+
+			"account_number and delivery_type cannot be changed (an error on that field: cancel and create a new To Do). A new schedule replaces the old one and recomputes next_occurrence; "+
+			"a paused To Do stays paused, a completed one becomes active again, a cancelled one cannot be changed. Needs the todos:write scope.", opts...)
+	known := []string{"id", "account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
+	return server.ServerTool{Tool: tool, Handler: a.handler("update_to_do", known,
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			id := p.id("id")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			delete(p.m, "id")
+			patch, err := answerdesk.ParseToDoPatch(p.body())
+			if err != nil {
+				return nil, err
+			}
+			t, err := a.svc.ToDos.UpdateToDo(ctx, c, id, patch)
+			if err != nil {
+				return nil, err
+			}
+			return dataBody{Data: t}, nil
+		})}
+}
+
+func (a *accountTools) listToDoDeliveries() server.ServerTool {
+	opts := append(readOnly("List a To Do's deliveries"), toDoIDArg, pageArg,
+		pageSizeArg(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize),
+		accountOutput[pageOf[answerdesk.ToDoDelivery]]("The To Do's occurrences, newest first, each with its status and attempts."))
+	tool := toolDef("list_to_do_deliveries",
+		"List a To Do's occurrences and their delivery attempts, newest first, as GET /api/v2/to-dos/{id}/deliveries: scheduled_for, status (pending, sending, sent, failed, skipped), channel, error, "+
+			"and attempts [{at, status, error}]. An occurrence dropped by a pause, cancel or schedule change is skipped with the reason. Needs the todos:read scope.", opts...)
+	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_do_deliveries", []string{"id", "page", "page_size"},
+		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
+			id, page, size := p.id("id"), p.int("page"), p.int("page_size")
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			pg := answerdesk.CheckPaging(&p.v, page, size, answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)
+			if err := p.err(); err != nil {
+				return nil, err
+			}
+			list, meta, err := a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg)
+			if err != nil {
+				return nil, err
+			}
+			return listBody{Data: list, Meta: meta}, nil
 		})}
 }

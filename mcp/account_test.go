@@ -29,7 +29,8 @@ var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordi
 var accountToolNames = []string{
 	"list_messages", "get_recent_messages", "get_message", "get_message_call_recording", "create_message",
 	"acknowledge_message", "mark_message_read", "mark_message_unread", "list_call_recordings",
-	"get_call_recording", "list_to_dos", "create_to_do",
+	"get_call_recording", "list_to_dos", "create_to_do", "get_to_do", "update_to_do", "pause_to_do",
+	"resume_to_do", "cancel_to_do", "list_to_do_deliveries",
 }
 
 // accountServer is the account MCP server over a testapp (real SQLite, the real REST API
@@ -432,6 +433,18 @@ func TestAccountToolErrors(t *testing.T) {
 			[]string{"account_id: must be a positive integer account id", "from_date: must not be after to_date"}},
 		{"list_to_dos/page_size_over_the_maximum", "list_to_dos", map[string]any{"page_size": 101}, "GET", "/api/v2/to-dos?page_size=101", nil,
 			[]string{"page_size: must be an integer between 1 and 100"}},
+		{"list_to_dos/unknown_state", "list_to_dos", map[string]any{"state": "done"}, "GET", "/api/v2/to-dos?state=done", nil,
+			[]string{"state: must be one of active, paused, completed, cancelled"}},
+		{"update_to_do/account_number_named", "update_to_do", map[string]any{"id": "1", "account_number": "1001", "delivery_type": "sms"}, "PATCH", "/api/v2/to-dos/1",
+			map[string]any{"account_number": "1001", "delivery_type": "sms"}, []string{"account_number: cannot be changed", "delivery_type: cannot be changed"}},
+		{"update_to_do/merged_result_validated", "update_to_do", map[string]any{"id": "1", "contact": "call me maybe", "instructions": nil}, "PATCH", "/api/v2/to-dos/1",
+			map[string]any{"contact": "call me maybe", "instructions": nil}, []string{"contact: must be a phone number", "instructions: is required when delivery_type is call"}},
+		{"update_to_do/schedule_checked", "update_to_do", map[string]any{"id": "1", "schedule": map[string]any{"frequency": "daily", "times": []any{"09:00"}, "until": "2026-01-01", "count": 3}},
+			"PATCH", "/api/v2/to-dos/1", map[string]any{"schedule": map[string]any{"frequency": "daily", "times": []any{"09:00"}, "until": "2026-01-01", "count": 3}},
+			[]string{"schedule.count: cannot be combined with until"}},
+		{"get_to_do/not_found", "get_to_do", map[string]any{"id": "999999"}, "GET", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
+		{"cancel_to_do/not_found", "cancel_to_do", map[string]any{"id": "999999"}, "DELETE", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
+		{"list_to_do_deliveries/not_found", "list_to_do_deliveries", map[string]any{"id": "abc"}, "GET", "/api/v2/to-dos/abc/deliveries", nil, []string{`no to-do "abc"`}},
 		{"get_message/id_required", "get_message", nil, "", "", nil, []string{"id: is required"}},
 		{"get_message/unknown_argument", "get_message", map[string]any{"id": "1", "include": "answers"}, "", "", nil,
 			[]string{"include", "is not an argument of this tool", "this tool takes only id"}},
@@ -584,7 +597,11 @@ func TestAccountToolDefinitions(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
-	idempotentWrites := []string{"acknowledge_message", "mark_message_read", "mark_message_unread"}
+	idempotentWrites := []string{"acknowledge_message", "mark_message_read", "mark_message_unread", "pause_to_do", "resume_to_do", "cancel_to_do"}
+	// Cancelling stops a To Do for good and an update overwrites it (CONTRACT §4).
+	destructive := []string{"cancel_to_do", "update_to_do"}
+	// These make (or let) the scheduler text, email and call people outside answerdesk.
+	openWorld := []string{"create_to_do", "update_to_do", "resume_to_do"}
 	for _, name := range names {
 		tool := tools[name].Tool
 		t.Run(name, func(t *testing.T) {
@@ -605,11 +622,73 @@ func TestAccountToolDefinitions(t *testing.T) {
 			a := tool.Annotations
 			read := strings.HasPrefix(name, "list_") || strings.HasPrefix(name, "get_")
 			idem := read || slices.Contains(idempotentWrites, name)
-			open := name == "create_to_do" // it texts, emails and calls people outside answerdesk
-			if a.Title == "" || a.ReadOnlyHint == nil || *a.ReadOnlyHint != read || a.DestructiveHint == nil || *a.DestructiveHint ||
+			open, destroys := slices.Contains(openWorld, name), slices.Contains(destructive, name)
+			if a.Title == "" || a.ReadOnlyHint == nil || *a.ReadOnlyHint != read || a.DestructiveHint == nil || *a.DestructiveHint != destroys ||
 				a.OpenWorldHint == nil || *a.OpenWorldHint != open || a.IdempotentHint == nil || *a.IdempotentHint != idem {
-				t.Errorf("annotations %+v; want readOnly %v, idempotent %v, not destructive, open world %v, a title", a, read, idem, open)
+				t.Errorf("annotations %+v; want readOnly %v, idempotent %v, destructive %v, open world %v, a title", a, read, idem, destroys, open)
 			}
 		})
+	}
+}
+
+// TestAccountToDoLifecycleTools: the lifecycle tools answer what the customer API answers
+// for the same change, and refuse what it refuses.
+func TestAccountToDoLifecycleTools(t *testing.T) {
+	f := newFixture(t)
+	s := f.s
+	alice := s.client(t, s.Alice.Token, false)
+	created := s.rest(t, s.Alice, "POST", "/api/v2/to-dos", map[string]any{"account_number": "1001", "delivery_type": "call",
+		"contact": "+15555550123", "instructions": "Weekly check-in", "schedule": map[string]any{"frequency": "weekly", "days": []string{"monday"}, "times": []string{"09:00"}}})
+	var td struct{ Data answerdesk.ToDo }
+	if err := json.Unmarshal(created, &td); err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.FormatInt(td.Data.ID, 10)
+	state := func(b []byte) string {
+		var v struct{ Data answerdesk.ToDo }
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Data.State
+	}
+	for _, step := range []struct {
+		tool  string
+		args  map[string]any
+		state string
+	}{
+		{"pause_to_do", nil, "paused"},
+		{"pause_to_do", nil, "paused"},
+		{"resume_to_do", nil, "active"},
+		{"update_to_do", map[string]any{"name": "Monday check-in", "schedule": map[string]any{"frequency": "weekly", "days": []string{"monday"}, "times": []string{"10:30"}, "count": 4}}, "active"},
+		{"get_to_do", nil, "active"},
+		{"cancel_to_do", nil, "cancelled"},
+		{"cancel_to_do", nil, "cancelled"},
+	} {
+		args := map[string]any{"id": id}
+		for k, v := range step.args {
+			args[k] = v
+		}
+		got := result(t, call(t, alice, step.tool, args))
+		if st := state(got); st != step.state {
+			t.Fatalf("%s: state %s, want %s", step.tool, st, step.state)
+		}
+		sameJSON(t, step.tool+" vs GET /api/v2/to-dos/{id}", got, s.rest(t, s.Alice, "GET", "/api/v2/to-dos/"+id, nil))
+	}
+	got := result(t, call(t, alice, "get_to_do", map[string]any{"id": id}))
+	var v struct{ Data answerdesk.ToDo }
+	_ = json.Unmarshal(got, &v)
+	if v.Data.Name != "Monday check-in" || v.Data.Schedule.Rule["count"] != float64(4) || v.Data.Schedule.NextOccurrence != nil {
+		t.Fatalf("after update and cancel: %s", got)
+	}
+	wantToolError(t, call(t, alice, "resume_to_do", map[string]any{"id": id}), "state: is cancelled")
+	wantToolError(t, call(t, alice, "update_to_do", map[string]any{"id": id, "name": "again"}), "state: is cancelled")
+	sameJSON(t, "list_to_do_deliveries", result(t, call(t, alice, "list_to_do_deliveries", map[string]any{"id": id})),
+		s.rest(t, s.Alice, "GET", "/api/v2/to-dos/"+id+"/deliveries", nil))
+	sameJSON(t, "list_to_dos state=cancelled", result(t, call(t, alice, "list_to_dos", map[string]any{"state": "cancelled"})),
+		s.rest(t, s.Alice, "GET", "/api/v2/to-dos?state=cancelled", nil))
+	// Another account's To Do is not found, to every tool.
+	bob := s.client(t, s.Bob.Token, false)
+	for _, tool := range []string{"get_to_do", "pause_to_do", "resume_to_do", "cancel_to_do", "list_to_do_deliveries"} {
+		wantToolError(t, call(t, bob, tool, map[string]any{"id": id}), "no to-do")
 	}
 }

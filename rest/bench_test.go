@@ -82,3 +82,33 @@ func BenchmarkCreateAsyncBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListToDos measures GET /api/v2/to-dos?page_size=100 over 100 recurring To Dos
+// created a year ago: every one computes schedule.upcoming from its stored rule.
+func BenchmarkListToDos(b *testing.B) {
+	app := testapp.New(b)
+	app.Clock.Set(testapp.Start.AddDate(-1, 0, 0))
+	for i := range 100 {
+		r := app.Do(b, "POST", "/api/v2/to-dos", app.Alice.Token, fmt.Sprintf(`{"account_number":"1001","delivery_type":"call","instructions":"check-in %d",
+			"schedule":{"frequency":"weekly","days":["monday","thursday"],"times":["09:30","17:00"]}}`, i))
+		if r.Status != http.StatusOK {
+			b.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+	}
+	app.Clock.Set(testapp.Start)
+	h := app.Rest.Handler()
+	for _, state := range []string{"", "&state=active"} {
+		b.Run("page_size_100"+state, func(b *testing.B) {
+			req := httptest.NewRequest("GET", "/api/v2/to-dos?page_size=100"+state, nil)
+			req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}

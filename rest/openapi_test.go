@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/dispatch"
@@ -123,6 +124,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"ToDo":          reflect.TypeFor[answerdesk.ToDo](),
 		"ToDoSchedule":  reflect.TypeFor[answerdesk.ToDoSchedule](),
 		"LastDelivery":  reflect.TypeFor[answerdesk.LastDelivery](),
+		"ToDoDelivery":  reflect.TypeFor[answerdesk.ToDoDelivery](),
+		"ToDoAttempt":   reflect.TypeFor[answerdesk.ToDoAttempt](),
 
 		"OnCallContact":    reflect.TypeFor[answerdesk.OnCallContact](),
 		"DeliveryMethod":   reflect.TypeFor[answerdesk.DeliveryMethod](),
@@ -146,7 +149,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		oaMatchProps(t, name, props, typ)
 	}
 	// Types without omitempty always encode every property: the schema requires them all.
-	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery",
+	for _, name := range []string{"Message", "CallRecording", "CDR", "ToDo", "ToDoSchedule", "LastDelivery", "ToDoDelivery", "ToDoAttempt",
 		"OnCallContact", "DeliveryMethod", "BasicAuthView", "PayloadField", "DispatchDelivery", "DispatchAttempt",
 		"Account", "AccountDetail", "Me", "User", "BlacklistEntry"} {
 		s := oaObj(oaObj(oaObj(doc, "components"), "schemas"), name)
@@ -185,6 +188,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/call-recordings", "page", 1, 1, 1_000_000},
 		{"/api/v2/to-dos", "page_size", answerdesk.DefaultToDoPageSize, 1, answerdesk.MaxToDoPageSize},
 		{"/api/v2/to-dos", "page", 1, 1, 1_000_000},
+		{"/api/v2/to-dos/{id}/deliveries", "page_size", answerdesk.DefaultToDoDeliveryPageSize, 1, answerdesk.MaxToDoDeliveryPageSize},
+		{"/api/v2/to-dos/{id}/deliveries", "page", 1, 1, 1_000_000},
 		{"/api/v2/on-call-contacts", "page_size", defaultContactPageSize, 1, maxContactPageSize},
 		{"/api/v2/on-call-contacts", "page", 1, 1, 1_000_000},
 		{"/api/v2/dispatch-deliveries", "page_size", deliveryPageSize(t, nil), 1, 200},
@@ -250,6 +255,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	}{
 		{"ToDo", "delivery_type", answerdesk.DeliveryTypes},
 		{"ToDoCreateRequest", "delivery_type", answerdesk.DeliveryTypes},
+		{"ToDo", "state", answerdesk.ToDoStates},
+		{"ToDoDelivery", "status", answerdesk.OccurrenceStatuses},
+		{"ToDoAttempt", "status", []string{answerdesk.DeliverySent, answerdesk.DeliveryFailed, answerdesk.DeliverySkipped}},
 		{"LastDelivery", "status", []string{answerdesk.DeliverySent, answerdesk.DeliveryFailed, answerdesk.DeliverySkipped}},
 		{"LastDelivery", "channel", []string{dispatch.ChannelSMTP, dispatch.ChannelTwilio, dispatch.ChannelOutbox}},
 		{"ScheduleInput", "rule", []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday}},
@@ -263,6 +271,9 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		if got := enum(oaSchemaProps(doc, e.schema)[e.prop]); !slices.Equal(got, e.want) {
 			t.Errorf("%s.%s enum %v, want %v", e.schema, e.prop, got, e.want)
 		}
+	}
+	if got := enum(param("/api/v2/to-dos", "state")); !slices.Equal(got, answerdesk.ToDoStates) {
+		t.Errorf("GET /api/v2/to-dos state enum %v, want %v", got, answerdesk.ToDoStates)
 	}
 	if got := enum(param("/api/v2/dispatch-deliveries", "status")); !slices.Equal(got, dispatchStatuses) {
 		t.Errorf("GET /api/v2/dispatch-deliveries status enum %v, want %v", got, dispatchStatuses)
@@ -378,7 +389,7 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 
 	// Schedule limits: interval range and the number of times.
 	sched := oaSchemaProps(doc, "ScheduleInput")
-	if got := oaKeys(sched); !slices.Equal(got, []string{"days", "frequency", "interval", "rule", "times"}) {
+	if got := oaKeys(sched); !slices.Equal(got, []string{"count", "days", "frequency", "interval", "rule", "skip_dates", "times", "until"}) {
 		t.Errorf("ScheduleInput properties %v", got)
 	}
 	schedErrs := func(s map[string]any) map[string][]string {
@@ -409,6 +420,27 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 	if len(schedErrs(daily(map[string]any{"times": times(int(maxTimes))}))["schedule.times"]) > 0 ||
 		len(schedErrs(daily(map[string]any{"times": times(int(maxTimes) + 1)}))["schedule.times"]) == 0 {
 		t.Errorf("ScheduleInput.times maxItems %v is not the parser's limit", maxTimes)
+	}
+	count := oaObj(sched, "count")
+	clo, _ := count["minimum"].(float64)
+	chi, _ := count["maximum"].(float64)
+	if len(schedErrs(daily(map[string]any{"count": clo}))["schedule.count"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"count": chi}))["schedule.count"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"count": clo - 1}))["schedule.count"]) == 0 ||
+		len(schedErrs(daily(map[string]any{"count": chi + 1}))["schedule.count"]) == 0 {
+		t.Errorf("ScheduleInput.count minimum %v maximum %v is not the parser's range", clo, chi)
+	}
+	maxSkip, _ := oaObj(sched, "skip_dates")["maxItems"].(float64)
+	skips := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = time.Date(2027, 1, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+		}
+		return out
+	}
+	if len(schedErrs(daily(map[string]any{"skip_dates": skips(int(maxSkip))}))["schedule.skip_dates"]) > 0 ||
+		len(schedErrs(daily(map[string]any{"skip_dates": skips(int(maxSkip) + 1)}))["schedule.skip_dates"]) == 0 {
+		t.Errorf("ScheduleInput.skip_dates maxItems %v is not the parser's limit", maxSkip)
 	}
 	// days: weekday names for weekly, 1..31 for monthly, as the anyOf documents.
 	var weekdays []string

@@ -97,7 +97,7 @@ func TestScopes(t *testing.T) {
 			return err
 		}},
 		{"FindToDos", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
-			_, _, err := app.ToDos.FindToDos(ctx, c, page)
+			_, _, err := app.ToDos.FindToDos(ctx, c, answerdesk.ToDoFilter{Paging: page})
 			return err
 		}},
 		{"CreateToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
@@ -105,7 +105,7 @@ func TestScopes(t *testing.T) {
 			return err
 		}},
 		{"FindToDo", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
-			todos, _, err := app.ToDos.FindToDos(ctx, full, page)
+			todos, _, err := app.ToDos.FindToDos(ctx, full, answerdesk.ToDoFilter{Paging: page})
 			if err != nil || len(todos) == 0 {
 				t.Fatalf("to-dos: %v %v", todos, err)
 			}
@@ -140,6 +140,30 @@ func TestScopes(t *testing.T) {
 		}},
 		{"FindMe", nil, func(c *answerdesk.Caller) error {
 			_, err := app.Rest.Accounts.FindMe(ctx, c)
+			return err
+		}},
+		{"FindToDoDeliveries", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
+			_, _, err := app.ToDos.FindToDoDeliveries(ctx, c, "1", page)
+			return err
+		}},
+		{"UpdateToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			p, err := answerdesk.ParseToDoPatch([]byte(`{"name": "Renamed"}`))
+			if err != nil {
+				return err
+			}
+			_, err = app.ToDos.UpdateToDo(ctx, c, "1", p)
+			return err
+		}},
+		{"PauseToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.PauseToDo(ctx, c, "1")
+			return err
+		}},
+		{"ResumeToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.ResumeToDo(ctx, c, "1")
+			return err
+		}},
+		{"CancelToDo", []string{answerdesk.ScopeTodosWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.ToDos.CancelToDo(ctx, c, "1")
 			return err
 		}},
 	}

@@ -24,14 +24,14 @@ func TestSeedToDos(t *testing.T) {
 		}
 	}
 	svc := store.NewToDoService(db)
-	list, meta, err := svc.FindToDos(ctx, &answerdesk.Caller{Admin: true, Scopes: answerdesk.AllScopes}, answerdesk.Paging{Page: 1, PageSize: 100})
+	list, meta, err := svc.FindToDos(ctx, &answerdesk.Caller{Admin: true, Scopes: answerdesk.AllScopes}, answerdesk.ToDoFilter{Paging: answerdesk.Paging{Page: 1, PageSize: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kinds := map[string]int{}
 	for _, td := range list {
 		kinds[td.DeliveryType]++
-		if td.Schedule.NextOccurrence == nil {
+		if td.Schedule.NextOccurrence == nil || td.State != answerdesk.ToDoActive || len(td.Schedule.Upcoming) == 0 {
 			t.Errorf("demo to-do %q has no next occurrence", td.Name)
 		}
 	}

@@ -59,46 +59,12 @@ func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *a
 	if err != nil {
 		return nil, fmt.Errorf("account %s time zone %q: %w", acct.Number, acct.TimeZone, err)
 	}
-	var (
-		phoneID     *int64
-		domainID    *int64
-		assistantID *string
-	)
 	var v answerdesk.ValidationErrors
-	switch t.DeliveryType {
-	case answerdesk.DeliverySMS:
-		phoneID, err = s.smsNumber(ctx, acct.ID, t.From)
-		if err != nil {
-			return nil, err
-		}
-		if phoneID == nil {
-			v.Add("from", "is not an SMS-enabled number of account "+acct.Number)
-		}
-	case answerdesk.DeliveryEmail:
-		if domainID, err = s.checkFromEmail(ctx, &v, acct.ID, t.FromEmail); err != nil {
-			return nil, err
-		}
-	case answerdesk.DeliveryAIOutboundCall:
-		if !s.AIOutboundCall {
-			return nil, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "ai_outbound_call is not released on this server",
-				Hint:   "use delivery_type call, or start the server with --feature ai-outbound-call",
-				Fields: []answerdesk.FieldError{{Field: "delivery_type", Message: "ai_outbound_call is not available"}}}
-		}
-		err := s.db.rd.QueryRowContext(ctx, `SELECT id, ai_assistant_id FROM phone_numbers
-			WHERE account_id = ? AND ai_assistant_id IS NOT NULL ORDER BY id LIMIT 1`, acct.ID).Scan(&phoneID, &assistantID)
-		if errors.Is(err, sql.ErrNoRows) {
-			v.Add("delivery_type", "ai_outbound_call needs an AI assistant attached to a number of account "+acct.Number)
-		} else if err != nil {
-			return nil, fmt.Errorf("find AI assistant of account %s: %w", acct.Number, err)
-		}
+	refs, err := s.accountRefs(ctx, acct, t, &v)
+	if err != nil {
+		return nil, err
 	}
-	if phoneID == nil && t.DeliveryType != answerdesk.DeliverySMS {
-		// Visibility follows the account's phones; a To Do runs against the account's main number.
-		err := s.db.rd.QueryRowContext(ctx, `SELECT id FROM phone_numbers WHERE account_id = ? ORDER BY id LIMIT 1`, acct.ID).Scan(&phoneID)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("find number of account %s: %w", acct.Number, err)
-		}
-	}
+	phoneID, domainID, assistantID := refs.phoneID, refs.domainID, refs.assistantID
 	now := s.db.now()
 	plan, planErr := answerdesk.NewPlan(t.Schedule, now, loc)
 	var pe *answerdesk.Error
@@ -158,6 +124,56 @@ func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *a
 	return s.find(ctx, c, strconv.FormatInt(id, 10))
 }
 
+// toDoRefs are what a To Do points at on its account: the number it runs against, the
+// sending domain of an email and the AI assistant of an AI call.
+type toDoRefs struct {
+	phoneID, domainID *int64
+	assistantID       *string
+}
+
+// accountRefs checks t against its account (SMS numbers, sending domains, blacklist,
+// assistant), adding field errors to v, and returns what the To Do points at. Create and
+// update both call it, so an updated To Do passes the same checks as a new one.
+func (s *ToDoService) accountRefs(ctx context.Context, acct *answerdesk.Account, t *answerdesk.ToDoCreate, v *answerdesk.ValidationErrors) (toDoRefs, error) {
+	var r toDoRefs
+	var err error
+	switch t.DeliveryType {
+	case answerdesk.DeliverySMS:
+		r.phoneID, err = s.smsNumber(ctx, acct.ID, t.From)
+		if err != nil {
+			return r, err
+		}
+		if r.phoneID == nil {
+			v.Add("from", "is not an SMS-enabled number of account "+acct.Number)
+		}
+	case answerdesk.DeliveryEmail:
+		if r.domainID, err = s.checkFromEmail(ctx, v, acct.ID, t.FromEmail); err != nil {
+			return r, err
+		}
+	case answerdesk.DeliveryAIOutboundCall:
+		if !s.AIOutboundCall {
+			return r, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "ai_outbound_call is not released on this server",
+				Hint:   "use delivery_type call, or start the server with --feature ai-outbound-call",
+				Fields: []answerdesk.FieldError{{Field: "delivery_type", Message: "ai_outbound_call is not available"}}}
+		}
+		err := s.db.rd.QueryRowContext(ctx, `SELECT id, ai_assistant_id FROM phone_numbers
+			WHERE account_id = ? AND ai_assistant_id IS NOT NULL ORDER BY id LIMIT 1`, acct.ID).Scan(&r.phoneID, &r.assistantID)
+		if errors.Is(err, sql.ErrNoRows) {
+			v.Add("delivery_type", "ai_outbound_call needs an AI assistant attached to a number of account "+acct.Number)
+		} else if err != nil {
+			return r, fmt.Errorf("find AI assistant of account %s: %w", acct.Number, err)
+		}
+	}
+	if r.phoneID == nil && t.DeliveryType != answerdesk.DeliverySMS {
+		// Visibility follows the account's phones; a To Do runs against the account's main number.
+		err := s.db.rd.QueryRowContext(ctx, `SELECT id FROM phone_numbers WHERE account_id = ? ORDER BY id LIMIT 1`, acct.ID).Scan(&r.phoneID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return r, fmt.Errorf("find number of account %s: %w", acct.Number, err)
+		}
+	}
+	return r, nil
+}
+
 // smsNumber returns the id of the account's SMS-enabled number equal to from (compared
 // without +1), or nil.
 func (s *ToDoService) smsNumber(ctx context.Context, accountID int64, from string) (*int64, error) {
@@ -206,8 +222,8 @@ func (s *ToDoService) checkFromEmail(ctx context.Context, v *answerdesk.Validati
 
 const toDoColumns = `t.id, a.number, a.name, t.account_id, t.name, t.phone_id, p.number, t.delivery_type, t.contact,
 	t.message_text, t.instructions, t.from_number, t.from_email, t.sender_name, t.subject, t.sending_domain_id,
-	t.ai_assistant_id, t.is_sending, t.created_at, t.updated_at,
-	s.id, s.rule, s.times, s.previous_occurrence, s.next_occurrence, s.created_at, s.updated_at,
+	t.ai_assistant_id, t.is_sending, t.state, t.created_at, t.updated_at,
+	s.id, s.rule, s.times, s.starts_at, s.previous_occurrence, s.next_occurrence, s.created_at, s.updated_at,
 	la.status, la.channel, la.at, la.error`
 
 // toDoFrom joins a To Do with its account, number, schedule and latest attempt.
@@ -220,14 +236,14 @@ const toDoFrom = ` FROM to_dos t
 func scanToDo(sc scanner) (*answerdesk.ToDo, error) {
 	var t answerdesk.ToDo
 	var phone *string
-	var created, updated, sCreated, sUpdated int64
+	var created, updated, sCreated, sUpdated, startsAt int64
 	var prev, next, laAt *int64
 	var rule, times string
 	var laStatus, laChannel, laError *string
 	err := sc.Scan(&t.ID, &t.AccountNumber, &t.AccountName, &t.AccountID, &t.Name, &t.PhoneID, &phone, &t.DeliveryType, &t.Contact,
 		&t.MessageText, &t.Instructions, &t.From, &t.FromEmail, &t.SenderName, &t.Subject, &t.ProviderAuthenticatedDomainID,
-		&t.AIAssistantID, &t.IsSending, &created, &updated,
-		&t.Schedule.ID, &rule, &times, &prev, &next, &sCreated, &sUpdated,
+		&t.AIAssistantID, &t.IsSending, &t.State, &created, &updated,
+		&t.Schedule.ID, &rule, &times, &startsAt, &prev, &next, &sCreated, &sUpdated,
 		&laStatus, &laChannel, &laAt, &laError)
 	if err != nil {
 		return nil, err
@@ -247,6 +263,16 @@ func scanToDo(sc scanner) (*answerdesk.ToDo, error) {
 		return nil, fmt.Errorf("decode schedule times of to-do %d: %w", t.ID, err)
 	}
 	t.Times = s.Times
+	s.Upcoming = []answerdesk.Time{}
+	if next != nil && t.State == answerdesk.ToDoActive {
+		plan, err := answerdesk.PlanFromRule(s.Rule, s.Times, time.UnixMilli(startsAt))
+		if err != nil {
+			return nil, fmt.Errorf("schedule of to-do %d: %w", t.ID, err)
+		}
+		for _, at := range plan.Upcoming(time.UnixMilli(*next), answerdesk.UpcomingOccurrences) {
+			s.Upcoming = append(s.Upcoming, answerdesk.NewTime(at))
+		}
+	}
 	if laStatus != nil {
 		status := *laStatus
 		if status == answerdesk.AttemptRetry {
@@ -258,11 +284,16 @@ func scanToDo(sc scanner) (*answerdesk.ToDo, error) {
 }
 
 // FindToDos returns one page of the caller's To Dos, newest first.
-func (s *ToDoService) FindToDos(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.ToDo, answerdesk.PageMeta, error) {
+func (s *ToDoService) FindToDos(ctx context.Context, c *answerdesk.Caller, f answerdesk.ToDoFilter) ([]*answerdesk.ToDo, answerdesk.PageMeta, error) {
 	if err := c.RequireScope(answerdesk.ScopeTodosRead); err != nil {
 		return nil, answerdesk.PageMeta{}, err
 	}
+	p := f.Paging
 	vis, args := visibility(c, "account_id")
+	if f.State != "" {
+		vis += " AND state = ?"
+		args = append(args, f.State)
+	}
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM to_dos WHERE `+vis, args...).Scan(&total); err != nil {
 		return nil, answerdesk.PageMeta{}, fmt.Errorf("count to-dos: %w", err)

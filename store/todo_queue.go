@@ -18,7 +18,8 @@ func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit i
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.schedulable_id, s.rule, s.times, s.starts_at, s.next_occurrence, t.delivery_type
 			FROM schedules s JOIN to_dos t ON t.id = s.schedulable_id
-			WHERE s.next_occurrence IS NOT NULL AND s.next_occurrence <= ? ORDER BY s.next_occurrence LIMIT ?`, now.UnixMilli(), limit)
+			WHERE s.next_occurrence IS NOT NULL AND s.next_occurrence <= ? AND t.state = 'active'
+			ORDER BY s.next_occurrence LIMIT ?`, now.UnixMilli(), limit)
 		if err != nil {
 			return fmt.Errorf("find due schedules: %w", err)
 		}
@@ -98,9 +99,14 @@ func (s *ToDoService) ClaimOccurrences(ctx context.Context, now time.Time, lease
 	var occs []*answerdesk.Occurrence
 	nowMS := now.UnixMilli()
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, to_do_id, scheduled_at, attempts FROM to_do_occurrences
-			WHERE status IN ('pending', 'sending') AND due_at <= ? AND (status = 'pending' OR lease_until <= ?)
-			ORDER BY due_at LIMIT ?`, nowMS, nowMS, limit)
+		// A waiting occurrence starts only while its To Do is active: a pause or cancel that
+		// committed first has dropped it already, and this condition keeps it so. One whose
+		// lease expired was claimed before (it may be at the provider), so it is finished.
+		rows, err := tx.QueryContext(ctx, `SELECT o.id, o.to_do_id, o.scheduled_at, o.attempts FROM to_do_occurrences o
+			JOIN to_dos t ON t.id = o.to_do_id
+			WHERE o.status IN ('pending', 'sending') AND o.due_at <= ?
+			AND ((o.status = 'pending' AND t.state = 'active') OR (o.status = 'sending' AND o.lease_until <= ?))
+			ORDER BY o.due_at LIMIT ?`, nowMS, nowMS, limit)
 		if err != nil {
 			return fmt.Errorf("find due occurrences: %w", err)
 		}
@@ -184,6 +190,16 @@ func (s *ToDoService) RecordAttempts(ctx context.Context, results []answerdesk.A
 			status, due := r.Status, at
 			if r.Status == answerdesk.AttemptRetry {
 				status, due = "pending", r.RetryAt.UnixMilli()
+				// A To Do paused or cancelled while this attempt was out is not retried.
+				var state string
+				if err := tx.QueryRowContext(ctx, `SELECT state FROM to_dos WHERE id = ?`, o.ToDo.ID).Scan(&state); err != nil {
+					return fmt.Errorf("state of to-do %d: %w", o.ToDo.ID, err)
+				}
+				if state != answerdesk.ToDoActive {
+					status = "failed"
+					e := truncateUTF8(r.Error, 1900) + " (not retried: the To Do is " + state + ")"
+					errText = &e
+				}
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = ?, due_at = ?, lease_until = NULL,
 				provider_id = coalesce(?, provider_id), error = ?, updated_at = ?
@@ -193,7 +209,10 @@ func (s *ToDoService) RecordAttempts(ctx context.Context, results []answerdesk.A
 			}
 			toDos[o.ToDo.ID] = true
 		}
-		return s.refreshSending(ctx, tx, toDos)
+		if err := s.refreshSending(ctx, tx, toDos); err != nil {
+			return err
+		}
+		return s.settleStates(ctx, tx, toDos, s.db.now().UnixMilli())
 	})
 }
 

@@ -1,0 +1,219 @@
+package dispatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testapp"
+)
+
+// sendLog records every send a scheduler makes: the To Do and the occurrence's scheduled time.
+type sendLog struct {
+	mu    sync.Mutex
+	sends []answerdesk.Occurrence
+}
+
+func (l *sendLog) Name() string { return "outbox" }
+func (l *sendLog) Send(_ context.Context, o *answerdesk.Occurrence) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sends = append(l.sends, *o)
+	return "sent-" + o.Key, nil
+}
+
+func (l *sendLog) all() []answerdesk.Occurrence {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]answerdesk.Occurrence(nil), l.sends...)
+}
+
+// toDoCall calls the customer API as Alice and decodes {"data": To Do}, failing unless
+// the status is want.
+func toDoCall(t *testing.T, app *testapp.App, method, path string, body any, want int) answerdesk.ToDo {
+	t.Helper()
+	r := app.Do(t, method, path, app.Alice.Token, body)
+	if r.Status != want {
+		t.Fatalf("%s %s: %d %s, want %d", method, path, r.Status, r.Body, want)
+	}
+	var got struct{ Data answerdesk.ToDo }
+	if want == 200 {
+		r.JSON(t, &got)
+	}
+	return got.Data
+}
+
+func utc(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestToDoLifecycleWeekly is the issue's "done when": a weekly To Do paused across an
+// occurrence sends nothing, resumed it sends the next occurrence once, a changed time is
+// used, and once cancelled nothing more is ever sent. The clock is injected; the scheduler
+// is the real one over the real store.
+func TestToDoLifecycleWeekly(t *testing.T) {
+	app := testapp.New(t) // Friday 2026-11-20 15:00 UTC, 10:00 in New York
+	log := &sendLog{}
+	s := newScheduler(app)
+	s.Outbox = log
+	sent := func() int { return len(log.all()) }
+
+	td := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","name":"Weekly check-in",
+		"contact":"+15555550123","instructions":"Weekly check-in call","schedule":{"frequency":"weekly","days":["monday"],"times":["09:00"]}}`, 200)
+	path := fmt.Sprintf("/api/v2/to-dos/%d", td.ID)
+	if td.State != answerdesk.ToDoActive || !td.Schedule.NextOccurrence.Equal(utc("2026-11-23T14:00:00Z")) || len(td.Schedule.Upcoming) != 5 ||
+		!td.Schedule.Upcoming[4].Equal(utc("2026-12-21T14:00:00Z")) {
+		t.Fatalf("created: state %s next %v upcoming %v", td.State, td.Schedule.NextOccurrence, td.Schedule.Upcoming)
+	}
+
+	t.Run("paused_across_an_occurrence_sends_nothing", func(t *testing.T) {
+		got := toDoCall(t, app, "PATCH", path+"/pause", nil, 200)
+		if got.State != answerdesk.ToDoPaused || got.Schedule.NextOccurrence != nil || len(got.Schedule.Upcoming) != 0 {
+			t.Fatalf("paused: state %s next %v upcoming %v", got.State, got.Schedule.NextOccurrence, got.Schedule.Upcoming)
+		}
+		app.Clock.Set(utc("2026-11-23T14:05:00Z")) // Monday's 09:00 has passed while paused
+		tick(t, s)
+		if n := sent(); n != 0 {
+			t.Fatalf("%d sends while paused", n)
+		}
+	})
+	t.Run("resumed_sends_the_next_occurrence_once", func(t *testing.T) {
+		got := toDoCall(t, app, "PATCH", path+"/resume", nil, 200)
+		if got.State != answerdesk.ToDoActive || !got.Schedule.NextOccurrence.Equal(utc("2026-11-30T14:00:00Z")) {
+			t.Fatalf("resumed: state %s next %v (the missed Monday must not be sent)", got.State, got.Schedule.NextOccurrence)
+		}
+		tick(t, s)
+		if n := sent(); n != 0 {
+			t.Fatalf("the occurrence missed while paused was sent (%d sends)", n)
+		}
+		app.Clock.Set(utc("2026-11-30T14:00:00Z"))
+		tick(t, s)
+		tick(t, s)
+		if l := log.all(); len(l) != 1 || !l[0].ScheduledAt.Equal(utc("2026-11-30T14:00:00Z")) {
+			t.Fatalf("sends after resume: %+v", l)
+		}
+	})
+	t.Run("changed_time_is_used", func(t *testing.T) {
+		// Monday 09:00 in New York has just been sent; 10:30 is still ahead today.
+		got := toDoCall(t, app, "PATCH", path, `{"schedule":{"frequency":"weekly","days":["monday"],"times":["10:30"]}}`, 200)
+		if !got.Schedule.NextOccurrence.Equal(utc("2026-11-30T15:30:00Z")) || !got.Schedule.Upcoming[1].Equal(utc("2026-12-07T15:30:00Z")) ||
+			got.Name != "Weekly check-in" || *got.Instructions != "Weekly check-in call" || got.State != answerdesk.ToDoActive {
+			t.Fatalf("changed: next %v upcoming %v name %q", got.Schedule.NextOccurrence, got.Schedule.Upcoming, got.Name)
+		}
+		app.Clock.Set(utc("2026-11-30T15:29:00Z"))
+		tick(t, s)
+		if n := sent(); n != 1 {
+			t.Fatalf("%d sends before the new time", n)
+		}
+		app.Clock.Set(utc("2026-11-30T15:30:00Z"))
+		tick(t, s)
+		app.Clock.Set(utc("2026-12-07T14:00:00Z")) // next Monday at the old time: nothing due
+		tick(t, s)
+		if l := log.all(); len(l) != 2 || !l[1].ScheduledAt.Equal(utc("2026-11-30T15:30:00Z")) {
+			t.Fatalf("sends after the change: %+v", l)
+		}
+	})
+	t.Run("cancelled_sends_nothing_more_ever", func(t *testing.T) {
+		got := toDoCall(t, app, "DELETE", path, nil, 200)
+		if got.State != answerdesk.ToDoCancelled || got.Schedule.NextOccurrence != nil {
+			t.Fatalf("cancelled: state %s next %v", got.State, got.Schedule.NextOccurrence)
+		}
+		for range 10 { // ten more Mondays
+			app.Clock.Advance(7 * 24 * time.Hour)
+			tick(t, s)
+		}
+		if n := sent(); n != 2 {
+			t.Fatalf("%d sends after cancel, want the 2 before", n)
+		}
+		again := toDoCall(t, app, "DELETE", path, nil, 200) // idempotent
+		if again.State != answerdesk.ToDoCancelled {
+			t.Fatalf("cancel again: %s", again.State)
+		}
+		if r := app.Do(t, "PATCH", path+"/resume", app.Alice.Token, nil); r.Status != 422 || !json.Valid(r.Body) {
+			t.Fatalf("resume a cancelled To Do: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("history_stays_readable", func(t *testing.T) {
+		r := app.Do(t, "GET", path+"/deliveries", app.Alice.Token, nil)
+		var list struct {
+			Data []answerdesk.ToDoDelivery
+			Meta answerdesk.PageMeta
+		}
+		r.JSON(t, &list)
+		if r.Status != 200 || list.Meta.Total != 2 || list.Data[0].Status != "sent" || !list.Data[0].ScheduledFor.Equal(utc("2026-11-30T15:30:00Z")) ||
+			len(list.Data[0].Attempts) != 1 || list.Data[0].Attempts[0].Status != "sent" || *list.Data[0].Channel != "outbox" {
+			t.Fatalf("deliveries %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestToDoCompletes: the scheduler keeps state true, a one-off is completed once its
+// occurrence settles and a recurrence with a count after its last.
+func TestToDoCompletes(t *testing.T) {
+	app := testapp.New(t)
+	s := newScheduler(app)
+	s.Outbox = &sendLog{}
+	for _, tc := range []struct {
+		name, schedule string
+		steps          int // ticks, each a day later, until the last occurrence is sent
+	}{
+		{"one_off_after_its_occurrence", `{"rule":"immediately"}`, 1},
+		{"recurrence_after_its_count", `{"frequency":"daily","times":["11:00"],"count":3}`, 3},
+		{"recurrence_after_its_until", `{"frequency":"daily","times":["11:00"],"until":"2026-11-22"}`, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app.Clock.Set(testapp.Start)
+			td := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":`+tc.schedule+`}`, 200)
+			for i := range tc.steps {
+				if got := reload(t, app, td.ID); got.State != answerdesk.ToDoActive {
+					t.Fatalf("step %d: state %s before the last occurrence", i, got.State)
+				}
+				app.Clock.Advance(24 * time.Hour)
+				tick(t, s)
+			}
+			got := reload(t, app, td.ID)
+			if got.State != answerdesk.ToDoCompleted || got.Schedule.NextOccurrence != nil {
+				t.Fatalf("state %s next %v", got.State, got.Schedule.NextOccurrence)
+			}
+			if a := attempts(t, app, td.ID); len(a) != tc.steps {
+				t.Fatalf("%d attempts, want one per occurrence (%d)", len(a), tc.steps)
+			}
+			if r := app.Do(t, "PATCH", fmt.Sprintf("/api/v2/to-dos/%d/pause", td.ID), app.Alice.Token, nil); r.Status != 422 {
+				t.Fatalf("pause a completed To Do: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+}
+
+// TestToDoResumedAfterItsEnd: a one-off paused across its only occurrence has nothing left
+// when resumed, so it becomes completed and nothing is sent.
+func TestToDoResumedAfterItsEnd(t *testing.T) {
+	app := testapp.New(t) // 10:00 in New York
+	log := &sendLog{}
+	s := newScheduler(app)
+	s.Outbox = log
+	td := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today","times":["10:30"]}}`, 200)
+	path := fmt.Sprintf("/api/v2/to-dos/%d", td.ID)
+	toDoCall(t, app, "PATCH", path+"/pause", nil, 200)
+	app.Clock.Advance(time.Hour)
+	tick(t, s)
+	got := toDoCall(t, app, "PATCH", path+"/resume", nil, 200)
+	tick(t, s)
+	if got.State != answerdesk.ToDoCompleted || got.Schedule.NextOccurrence != nil || len(log.all()) != 0 {
+		t.Fatalf("resumed after its only time: state %s next %v, %d sends", got.State, got.Schedule.NextOccurrence, len(log.all()))
+	}
+	// A completed To Do given a new schedule runs again.
+	got = toDoCall(t, app, "PATCH", path, `{"schedule":{"rule":"immediately"}}`, 200)
+	tick(t, s)
+	if got.State != answerdesk.ToDoActive || len(log.all()) != 1 || reload(t, app, td.ID).State != answerdesk.ToDoCompleted {
+		t.Fatalf("rescheduled: state %s, %d sends, then %s", got.State, len(log.all()), reload(t, app, td.ID).State)
+	}
+}
