@@ -218,8 +218,8 @@ type AdminService interface {
 	UpdateUser(ctx context.Context, c *Caller, ref string, req *UserUpdate) (*UserDetail, error)
 }
 
-// BlacklistEntry is an address that may never be a To Do's from_email. The blacklist is
-// service-wide: an address blocked through any account is refused for every account.
+// BlacklistEntry is an address that may never be a To Do's from_email on the account it
+// was blacklisted for (each account has its own blacklist).
 type BlacklistEntry struct {
 	Email     string `json:"email"`
 	CreatedAt Time   `json:"created_at"`

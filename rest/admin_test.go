@@ -171,6 +171,20 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 		}
 		wantAdminError(t, app.Do(t, "DELETE", "/api/v2/accounts/1001/email-blacklist/office@acme.example", admin, nil), 404, "not_found", "")
 	})
+	t.Run("a_blacklist_is_the_accounts_own", func(t *testing.T) {
+		toDo := `{"account_number": "1001", "delivery_type": "email", "contact": "pat@example.com", "from_email": "billing@acme.example",
+			"message_text": "Hello", "schedule": {"rule": "immediately"}}`
+		if r := app.Do(t, "POST", "/api/v2/accounts/1002/email-blacklist", admin, `{"email": "billing@acme.example"}`); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		if r := app.Do(t, "POST", "/api/v2/to-dos", app.Alice.Token, toDo); r.Status != 200 {
+			t.Fatalf("blacklisted for 1002 only, refused for 1001: %d %s", r.Status, r.Body)
+		}
+		wantAdminError(t, app.Do(t, "DELETE", "/api/v2/accounts/1001/email-blacklist/billing@acme.example", admin, nil), 404, "not_found", "")
+		if r := app.Do(t, "DELETE", "/api/v2/accounts/1002/email-blacklist/billing@acme.example", admin, nil); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
 }
 
 func TestAdminProvisionsUsers(t *testing.T) {

@@ -95,10 +95,10 @@ func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain stri
 	return res.LastInsertId()
 }
 
-// BlacklistEmail forbids an address as a sending address.
-func (db *DB) BlacklistEmail(ctx context.Context, email string) error {
-	_, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (email, created_at) VALUES (?, ?)`,
-		strings.ToLower(email), db.now().UnixMilli())
+// BlacklistEmail forbids an address as a sending address of an account.
+func (db *DB) BlacklistEmail(ctx context.Context, accountID int64, email string) error {
+	_, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+		accountID, strings.ToLower(email), db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("blacklist %s: %w", email, err)
 	}

@@ -242,31 +242,32 @@ func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Ca
 	return s.FindAccount(ctx, c, account)
 }
 
-// AddBlacklistedEmail blacklists an address as a sending address (service-wide).
+// AddBlacklistedEmail blacklists an address as a sending address of the account.
 // Adding it twice is a no-op that answers with the first entry.
 func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Caller, account, email string) (*answerdesk.BlacklistEntry, error) {
 	if err := c.RequireAdmin(); err != nil {
 		return nil, err
 	}
-	if _, err := s.accountID(ctx, account); err != nil {
+	id, err := s.accountID(ctx, account)
+	if err != nil {
 		return nil, err
 	}
 	e, err := answerdesk.NormalizeEmail(email)
 	if err != nil {
 		return nil, fieldErr("email", answerdesk.ErrorMessage(err))
 	}
-	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (email, created_at) VALUES (?, ?)`,
-		e, s.db.now().UnixMilli()); err != nil {
+	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+		id, e, s.db.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("blacklist %s: %w", e, err)
 	}
-	return s.blacklistEntry(ctx, e)
+	return s.blacklistEntry(ctx, id, account, e)
 }
 
-func (s *AdminService) blacklistEntry(ctx context.Context, email string) (*answerdesk.BlacklistEntry, error) {
+func (s *AdminService) blacklistEntry(ctx context.Context, accountID int64, account, email string) (*answerdesk.BlacklistEntry, error) {
 	var created int64
-	err := s.db.write.QueryRowContext(ctx, `SELECT created_at FROM email_blacklist WHERE email = ?`, email).Scan(&created)
+	err := s.db.write.QueryRowContext(ctx, `SELECT created_at FROM email_blacklist WHERE account_id = ? AND email = ?`, accountID, email).Scan(&created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "%s is not blacklisted", email)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "%s is not blacklisted for account %s", email, account)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find blacklist entry %s: %w", email, err)
@@ -279,15 +280,16 @@ func (s *AdminService) RemoveBlacklistedEmail(ctx context.Context, c *answerdesk
 	if err := c.RequireAdmin(); err != nil {
 		return nil, err
 	}
-	if _, err := s.accountID(ctx, account); err != nil {
-		return nil, err
-	}
-	e := strings.ToLower(strings.TrimSpace(email))
-	entry, err := s.blacklistEntry(ctx, e)
+	id, err := s.accountID(ctx, account)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.write.ExecContext(ctx, `DELETE FROM email_blacklist WHERE email = ?`, e); err != nil {
+	e := strings.ToLower(strings.TrimSpace(email))
+	entry, err := s.blacklistEntry(ctx, id, account, e)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.write.ExecContext(ctx, `DELETE FROM email_blacklist WHERE account_id = ? AND email = ?`, id, e); err != nil {
 		return nil, fmt.Errorf("remove blacklist entry %s: %w", e, err)
 	}
 	return entry, nil

@@ -203,10 +203,14 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 				a.id, s.domain, created); err != nil {
 				return fmt.Errorf("seed sending domain %s: %w", s.domain, err)
 			}
+			// The blocked address is on this account's own domain: blacklisted for it.
+			if strings.HasSuffix(demoBlocked, "@"+s.domain) {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+					a.id, demoBlocked, created); err != nil {
+					return fmt.Errorf("seed email blacklist: %w", err)
+				}
+			}
 			accts = append(accts, a)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (email, created_at) VALUES (?, ?)`, demoBlocked, created); err != nil {
-			return fmt.Errorf("seed email blacklist: %w", err)
 		}
 
 		msgs := make([]*seedMessage, 0, nMessages)

@@ -92,7 +92,7 @@ func TestSeedCounts(t *testing.T) {
 			WHERE a.number = '1002' AND p.number = '+15550101002' AND p.sms_enabled = 1 AND p.ai_assistant_id IS NULL`, 1},
 		{`SELECT count(*) FROM sending_domains d JOIN accounts a ON a.id = d.account_id
 			WHERE a.number = '1001' AND d.domain = 'acme.example' OR a.number = '1002' AND d.domain = 'birch.example'`, 2},
-		{`SELECT count(*) FROM email_blacklist WHERE email = 'blocked@acme.example'`, 1},
+		{`SELECT count(*) FROM email_blacklist WHERE email = 'blocked@acme.example' AND account_id = (SELECT id FROM accounts WHERE number = '1001')`, 1},
 		{`SELECT count(*) FROM messages WHERE escalation_counter != 0 OR activities_count NOT BETWEEN 0 AND 5`, 0},
 		{`SELECT count(*) FROM messages WHERE origin != upper(origin)`, 0},
 		{`SELECT count(*) FROM messages WHERE origin IN ('CALL', 'AI_CALL') AND call_id IS NULL`, 0},

@@ -196,11 +196,11 @@ func (s *ToDoService) smsNumber(ctx context.Context, accountID int64, from strin
 	return nil, rows.Err()
 }
 
-// checkFromEmail checks that from_email is not blacklisted and is on one of the account's
+// checkFromEmail checks that from_email is not on the account's blacklist and is on one of its
 // authenticated sending domains, and returns that domain's id.
 func (s *ToDoService) checkFromEmail(ctx context.Context, v *answerdesk.ValidationErrors, accountID int64, from string) (*int64, error) {
 	var n int
-	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM email_blacklist WHERE email = ?`, from).Scan(&n); err != nil {
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM email_blacklist WHERE account_id = ? AND email = ?`, accountID, from).Scan(&n); err != nil {
 		return nil, fmt.Errorf("check blacklist: %w", err)
 	}
 	if n > 0 {

@@ -195,6 +195,6 @@ var accountEditAbout = map[string]string{
 	"remove-sms-number":     "Stop the account sending SMS To Dos from a number.",
 	"add-sending-domain":    "Add an authenticated email-sending domain: you vouch that its SPF and DKIM are set up.",
 	"remove-sending-domain": "Remove an email-sending domain of the account.",
-	"blacklist":             "Forbid an address as a To Do's from_email. The blacklist is service-wide: the address is\nrefused for every account.",
+	"blacklist":             "Forbid an address as a To Do's from_email for this account. Each account has its own\nblacklist: other accounts are not affected.",
 	"unblacklist":           "Lift the blacklisting of an address.",
 }

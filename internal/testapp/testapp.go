@@ -149,7 +149,7 @@ func New(t testing.TB) *App {
 		func() error { _, err := db.AddPhoneNumber(ctx, a.Birch.ID, "+15550101002", true, ""); return err },
 		func() error { _, err := db.AddSendingDomain(ctx, a.Acme.ID, "acme.example"); return err },
 		func() error { _, err := db.AddSendingDomain(ctx, a.Birch.ID, "birch.example"); return err },
-		func() error { return db.BlacklistEmail(ctx, "blocked@acme.example") },
+		func() error { return db.BlacklistEmail(ctx, a.Acme.ID, "blocked@acme.example") },
 	} {
 		if err := step(); err != nil {
 			t.Fatal(err)
