@@ -526,6 +526,11 @@ type ToDoQueue interface {
 	// ReleaseOccurrences gives back occurrences whose delivery never started or was cut off
 	// before the provider answered, so they are tried again at once.
 	ReleaseOccurrences(ctx context.Context, occs []*Occurrence, now time.Time) error
+	// StartOccurrence is asked right before a claimed occurrence is handed to its channel.
+	// It answers false when the occurrence must not start: its To Do was paused or
+	// cancelled after the claim (the occurrence is then settled as skipped), or another
+	// scheduler took the claim over. When it answers true the lease is renewed from now.
+	StartOccurrence(ctx context.Context, o *Occurrence, now time.Time, lease time.Duration) (bool, error)
 }
 
 // ToDoService creates, reads and changes To Dos. Admins see every To Do; other users those

@@ -217,3 +217,74 @@ func TestToDoResumedAfterItsEnd(t *testing.T) {
 		t.Fatalf("rescheduled: state %s, %d sends, then %s", got.State, len(log.all()), reload(t, app, td.ID).State)
 	}
 }
+
+// TestToDoCancelStopsAClaimedOccurrence: a tick claims a whole batch at once but sends it
+// with a few workers, so a claimed occurrence can wait for a worker. A cancel (or pause)
+// that commits while it waits must keep it from starting (CONTRACT 1.7: "no later one
+// starts"); the one already at the provider finishes.
+func TestToDoCancelStopsAClaimedOccurrence(t *testing.T) {
+	for _, action := range []struct{ method, suffix, state, reason string }{
+		{"DELETE", "", answerdesk.ToDoCancelled, "not sent: the To Do was cancelled"},
+		{"PATCH", "/pause", answerdesk.ToDoPaused, "not sent: the To Do was paused"},
+	} {
+		t.Run(action.state, func(t *testing.T) {
+			app := testapp.New(t)
+			first := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"first","schedule":{"rule":"immediately"}}`, 200)
+			second := toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"second","schedule":{"rule":"immediately"}}`, 200)
+
+			atProvider, release := make(chan struct{}), make(chan struct{})
+			var sent []int64
+			var mu sync.Mutex
+			s := newScheduler(app)
+			s.Workers = 1 // the second occurrence waits, claimed, while the first is sent
+			s.Outbox = &funcChannel{send: func(o *answerdesk.Occurrence) error {
+				mu.Lock()
+				sent = append(sent, o.ToDo.ID)
+				mu.Unlock()
+				if o.ToDo.ID == first.ID {
+					close(atProvider)
+					<-release
+				}
+				return nil
+			}}
+			done := make(chan int)
+			go func() {
+				n, err := s.Tick(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				done <- n
+			}()
+			<-atProvider
+			got := toDoCall(t, app, action.method, fmt.Sprintf("/api/v2/to-dos/%d%s", second.ID, action.suffix), nil, 200)
+			if got.State != action.state {
+				t.Fatalf("state %s, want %s", got.State, action.state)
+			}
+			close(release)
+			if n := <-done; n != 2 {
+				t.Fatalf("the tick claimed %d occurrences, want both", n)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(sent) != 1 || sent[0] != first.ID {
+				t.Fatalf("sent to-dos %v, want only the first (%d): the second was %s while it waited", sent, first.ID, action.state)
+			}
+			r := app.Do(t, "GET", fmt.Sprintf("/api/v2/to-dos/%d/deliveries", second.ID), app.Alice.Token, nil)
+			var deliveries struct {
+				Data []struct {
+					Status   string
+					Error    *string
+					Attempts []json.RawMessage
+				}
+			}
+			r.JSON(t, &deliveries)
+			if len(deliveries.Data) != 1 || deliveries.Data[0].Status != "skipped" || deliveries.Data[0].Error == nil ||
+				*deliveries.Data[0].Error != action.reason || len(deliveries.Data[0].Attempts) != 0 {
+				t.Fatalf("deliveries of the second: %s", r.Body)
+			}
+			if td := toDoCall(t, app, "GET", fmt.Sprintf("/api/v2/to-dos/%d", second.ID), nil, 200); td.IsSending {
+				t.Fatal("is_sending still true after the skip")
+			}
+		})
+	}
+}

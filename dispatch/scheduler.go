@@ -118,8 +118,14 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 }
 
 // deliver sends one occurrence and returns its outcome, or nil when the send was cut off
-// by cancellation before the provider answered.
+// by cancellation before the provider answered, or did not start (see StartOccurrence).
 func (s *Scheduler) deliver(ctx context.Context, o *answerdesk.Occurrence) *answerdesk.AttemptResult {
+	if ok, err := s.Queue.StartOccurrence(ctx, o, s.Now(), s.Lease); err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Error("to-do delivery not started", "to_do_id", o.ToDo.ID, "key", o.Key, "error", err)
+		}
+		return nil
+	}
 	ch := s.channelFor(o.ToDo)
 	start := time.Now()
 	providerID, err := ch.Send(ctx, o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -245,6 +246,50 @@ func (s *ToDoService) ReleaseOccurrences(ctx context.Context, occs []*answerdesk
 		}
 		return s.refreshSending(ctx, tx, toDos)
 	})
+}
+
+// StartOccurrence checks, in one write transaction, that a claimed occurrence may start
+// now: it is still this claim's (same attempt number) and its To Do is still active. A
+// batch is claimed at once but sent by a few workers, so an occurrence can wait a while
+// after its claim; a pause or cancel that commits meanwhile must stop it ("no later one
+// starts"), which dropPending cannot do for claimed occurrences. Such an occurrence is
+// settled as skipped with the reason. The lease is renewed from now, so waiting in the
+// batch does not let another scheduler take over an occurrence that is being sent.
+func (s *ToDoService) StartOccurrence(ctx context.Context, o *answerdesk.Occurrence, now time.Time, lease time.Duration) (bool, error) {
+	var start bool
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		var state string
+		err := tx.QueryRowContext(ctx, `SELECT t.state FROM to_do_occurrences o JOIN to_dos t ON t.id = o.to_do_id
+			WHERE o.id = ? AND o.status = 'sending' AND o.attempts = ?`, o.ID, o.Attempts+1).Scan(&state)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // taken over by another claim: that one sends it
+		}
+		if err != nil {
+			return fmt.Errorf("check occurrence %d: %w", o.ID, err)
+		}
+		nowMS := now.UnixMilli()
+		if state == answerdesk.ToDoActive {
+			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET lease_until = ?, updated_at = ? WHERE id = ?`,
+				now.Add(lease).UnixMilli(), nowMS, o.ID); err != nil {
+				return fmt.Errorf("renew lease of occurrence %d: %w", o.ID, err)
+			}
+			start = true
+			return nil
+		}
+		reason := dropPaused
+		if state == answerdesk.ToDoCancelled {
+			reason = dropCancelled
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = 'skipped', error = ?, lease_until = NULL, updated_at = ?
+			WHERE id = ?`, reason, nowMS, o.ID); err != nil {
+			return fmt.Errorf("skip occurrence %d: %w", o.ID, err)
+		}
+		return s.refreshSending(ctx, tx, map[int64]bool{o.ToDo.ID: true})
+	})
+	if err != nil {
+		return false, err
+	}
+	return start, nil
 }
 
 // ToDoDeliveries returns the attempts of a To Do, newest first: what operators and tests
