@@ -3,6 +3,7 @@ package rest_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/answerdesk/answerdesk"
@@ -169,4 +170,29 @@ func getToDoState(t *testing.T, app *testapp.App, token string, id int64) string
 	var got struct{ Data answerdesk.ToDo }
 	app.Do(t, "GET", fmt.Sprintf("/api/v2/to-dos/%d", id), token, nil).JSON(t, &got)
 	return got.Data.State
+}
+
+// TestUpdateToDoConcurrently: two partial updates of one To Do at the same moment, each
+// naming another field, must both land; neither may write back the other's stale value.
+func TestUpdateToDoConcurrently(t *testing.T) {
+	app := testapp.New(t)
+	td := createToDo(t, app, app.Alice.Token, `{"account_number":"1001","delivery_type":"call","instructions":"start","name":"start",
+		"schedule":{"frequency":"weekly","days":["monday"],"times":["09:00"]}}`)
+	path := fmt.Sprintf("/api/v2/to-dos/%d", td.ID)
+	for i := range 20 {
+		var wg sync.WaitGroup
+		for _, body := range []string{fmt.Sprintf(`{"name":"name-%d"}`, i), fmt.Sprintf(`{"instructions":"instructions-%d"}`, i)} {
+			wg.Go(func() {
+				if r := app.Do(t, "PATCH", path, app.Alice.Token, body); r.Status != 200 {
+					t.Errorf("PATCH %s: %d %s", body, r.Status, r.Body)
+				}
+			})
+		}
+		wg.Wait()
+		var got struct{ Data answerdesk.ToDo }
+		app.Do(t, "GET", path, app.Alice.Token, nil).JSON(t, &got)
+		if got.Data.Name != fmt.Sprintf("name-%d", i) || *got.Data.Instructions != fmt.Sprintf("instructions-%d", i) {
+			t.Fatalf("round %d: name %q, instructions %q: one update was lost", i, got.Data.Name, *got.Data.Instructions)
+		}
+	}
 }

@@ -185,60 +185,61 @@ func (s *ToDoService) UpdateToDo(ctx context.Context, c *answerdesk.Caller, id s
 	if err != nil {
 		return nil, err
 	}
-	cur, err := s.find(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	if cur.State == answerdesk.ToDoCancelled {
-		return nil, cancelledErr()
-	}
-	t, err := p.Merge(cur)
-	if err != nil {
-		return nil, err
-	}
-	acct := &answerdesk.Account{ID: cur.AccountID, Number: cur.AccountNumber, Name: cur.AccountName}
-	if err := s.db.rd.QueryRowContext(ctx, `SELECT time_zone FROM accounts WHERE id = ?`, acct.ID).Scan(&acct.TimeZone); err != nil {
-		return nil, fmt.Errorf("load account of to-do %d: %w", n, err)
-	}
-	var v answerdesk.ValidationErrors
-	refs, err := s.accountRefs(ctx, acct, t, &v)
-	if err != nil {
-		return nil, err
-	}
-	now := s.db.now()
+	// The To Do is read, merged, validated and written inside one write transaction:
+	// BEGIN IMMEDIATE holds the database's one writer, so the row read is the latest one
+	// and no other change can land between the read and the write (two PATCHes at once
+	// each keep the other's fields).
 	var plan *answerdesk.Plan
-	if p.HasSchedule() {
-		loc, err := time.LoadLocation(acct.TimeZone)
-		if err != nil {
-			return nil, fmt.Errorf("account %s time zone %q: %w", acct.Number, acct.TimeZone, err)
-		}
-		var pe *answerdesk.Error
-		if plan, err = answerdesk.NewPlan(t.Schedule, now, loc); errors.As(err, &pe) {
-			for _, f := range pe.Fields {
-				v.Add(f.Field, f.Message)
-			}
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	nullable := func(s string) any {
-		if s == "" {
-			return nil
-		}
-		return s
-	}
-	nowMS := now.UnixMilli()
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
 		st, err := lockToDo(ctx, tx, c, n)
 		if err != nil {
 			return err
 		}
-		if st.state == answerdesk.ToDoCancelled { // cancelled meanwhile
+		if st.state == answerdesk.ToDoCancelled {
 			return cancelledErr()
 		}
+		cur, err := s.find(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		t, err := p.Merge(cur)
+		if err != nil {
+			return err
+		}
+		acct := &answerdesk.Account{ID: cur.AccountID, Number: cur.AccountNumber, Name: cur.AccountName}
+		if err := s.db.rd.QueryRowContext(ctx, `SELECT time_zone FROM accounts WHERE id = ?`, acct.ID).Scan(&acct.TimeZone); err != nil {
+			return fmt.Errorf("load account of to-do %d: %w", n, err)
+		}
+		var v answerdesk.ValidationErrors
+		refs, err := s.accountRefs(ctx, acct, t, &v)
+		if err != nil {
+			return err
+		}
+		now := s.db.now()
+		if p.HasSchedule() {
+			loc, err := time.LoadLocation(acct.TimeZone)
+			if err != nil {
+				return fmt.Errorf("account %s time zone %q: %w", acct.Number, acct.TimeZone, err)
+			}
+			var pe *answerdesk.Error
+			if plan, err = answerdesk.NewPlan(t.Schedule, now, loc); errors.As(err, &pe) {
+				for _, f := range pe.Fields {
+					v.Add(f.Field, f.Message)
+				}
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		nullable := func(s string) any {
+			if s == "" {
+				return nil
+			}
+			return s
+		}
+		nowMS := now.UnixMilli()
 		if _, err := tx.ExecContext(ctx, `UPDATE to_dos SET phone_id = ?, name = ?, contact = ?, message_text = ?, instructions = ?,
 			from_number = ?, from_email = ?, sender_name = ?, subject = ?, sending_domain_id = ?, ai_assistant_id = ?, updated_at = ?
 			WHERE id = ?`, refs.phoneID, t.Name, nullable(t.Contact), nullable(t.MessageText), nullable(t.Instructions),
