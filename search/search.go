@@ -61,6 +61,8 @@ const (
 	maxOffset     = 10000 // deepest result a cursor can reach
 	fragmentSize  = 160   // characters of a highlight
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
+	synonymBoost  = 0.5   // weight of a synonym's match against the word's own
+	snippetLen    = 320   // characters of a passage's snippet, about
 )
 
 // Errors of a query; the caller answers them as a bad parameter.
@@ -106,6 +108,9 @@ type Passage struct {
 	URL       string // path#anchor, the anchor being the heading's id in the rendered page
 	Text      string // plain text, Markdown syntax stripped
 	Score     float64
+	// Snippet is the part of the section that best matches the question: its best
+	// sentence, list item or table row and the ones after it, as written.
+	Snippet string
 }
 
 // Index is a Bleve index over content pages and their passages. It is read-only once
@@ -121,6 +126,7 @@ type Index struct {
 	pageVocab, passageVocab *vocab
 	docs                    int // pages
 	cursorKey               []byte
+	ans                     *answerer // the docs sections, for questions
 }
 
 type pageEntry struct {
@@ -207,6 +213,8 @@ func Build(pages []*content.Page) (*Index, error) {
 	}
 
 	pb, qb := ix.pages.NewBatch(), ix.passages.NewBatch()
+	docSecs, docRank := map[string][]section{}, map[string]int{}
+	var docOrder []string
 	for _, p := range sorted {
 		md := parseMarkdown(p.Markdown, p.HTML)
 		e := &pageEntry{page: p, title: validUTF8(p.Title), summary: validUTF8(p.Summary), body: validUTF8(md.text)}
@@ -224,6 +232,9 @@ func Build(pages []*content.Page) (*Index, error) {
 		if p.Type != content.TypeDocs {
 			continue
 		}
+		docSecs[p.Path] = md.sections
+		docRank[p.Path] = p.Order
+		docOrder = append(docOrder, p.Path)
 		for _, s := range md.sections {
 			ps := &Passage{PageTitle: e.title, Heading: validUTF8(s.heading), URL: p.Path, Text: validUTF8(s.text)}
 			if s.anchor != "" {
@@ -234,9 +245,9 @@ func Build(pages []*content.Page) (*Index, error) {
 			}
 			ix.byID[ps.URL] = ps
 			doc := map[string]any{}
-			setText(doc, "page_title", ps.PageTitle)
-			setText(doc, "heading", ps.Heading)
-			setText(doc, "text", ps.Text)
+			setText(doc, "page_title", joinToDo(ps.PageTitle))
+			setText(doc, "heading", joinToDo(ps.Heading))
+			setText(doc, "text", joinToDo(ps.Text))
 			if err := qb.Index(ps.URL, doc); err != nil {
 				return nil, fmt.Errorf("search: index %s: %w", ps.URL, err)
 			}
@@ -260,6 +271,7 @@ func Build(pages []*content.Page) (*Index, error) {
 	if ix.passageVocab, err = buildVocab(ix.passages, passageFields); err != nil {
 		return nil, err
 	}
+	ix.buildAnswerer(docSecs, docOrder, docRank)
 	ok = true
 	return ix, nil
 }
@@ -670,9 +682,25 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 		return nil, ErrBadLimit
 	}
 	out := []Passage{}
-	_, should := buildQuery(ix.split(text), passageFields, false, false, ix.passageVocab)
-	if len(should) == 0 {
+	_, should := buildQuery(ix.split(joinToDoQuestion(text)), passageFields, false, false, ix.passageVocab)
+	q := ix.prepare(text)
+	if len(should) == 0 && len(q.synQ) == 0 {
 		return out, nil
+	}
+	// The synonyms a docs reader uses ("webhook" for dispatching) match too, for less.
+	for _, t := range q.terms {
+		for _, alt := range t.alts {
+			for _, f := range passageFields[:1] {
+				tq := query.NewTermQuery(alt)
+				tq.SetField(f.name)
+				tq.SetBoost(f.boost * synonymBoost)
+				should = append(should, tq)
+			}
+			tq := query.NewTermQuery(alt)
+			tq.SetField("text")
+			tq.SetBoost(synonymBoost)
+			should = append(should, tq)
+		}
 	}
 	bq := query.NewDisjunctionQuery(should)
 	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
@@ -685,6 +713,7 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 		if p, ok := ix.byID[h.ID]; ok {
 			ps := *p
 			ps.Score = h.Score
+			ps.Snippet = ix.snippet(ps.URL, q, snippetLen)
 			out = append(out, ps)
 		}
 	}
