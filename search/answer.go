@@ -116,7 +116,12 @@ func joinToDo(s string) string {
 	return toDoDocs.ReplaceAllString(s, "todo$1 ")
 }
 
+// phrases are a question's words for one word of the docs.
+var phrases = strings.NewReplacer("text message", "SMS", "Text message", "SMS", "text messages", "SMS",
+	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
+
 func joinToDoQuestion(s string) string {
+	s = phrases.Replace(s)
 	return toDoQuestion.ReplaceAllStringFunc(s, func(m string) string {
 		sub := toDoQuestion.FindStringSubmatch(m)
 		if sub[1] != "" {
@@ -189,6 +194,8 @@ var synonymGroups = [][]string{
 	{"start", "run", "begin", "leading", "prefix"},
 	{"port", "addr", "address"},
 	{"look", "format", "example"},
+	{"omit", "omitted", "leave", "default"},
+	{"order", "ordered", "sort", "rank"},
 	{"fetch", "get", "retrieve", "read", "download"},
 	{"return", "answer", "respond", "response", "reply", "body"},
 	{"format", "form", "formats", "pattern"},
@@ -216,7 +223,7 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can take takes like ask able go goes going instead actually exactly`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",
@@ -380,6 +387,7 @@ type question struct {
 	howTo   bool        // asks how to do something
 	list    bool        // asks for the values of something
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
+	paths   []*regexp.Regexp
 	synQ    []string
 }
 
@@ -408,10 +416,13 @@ func (t qterm) match(set termSet) float64 {
 var (
 	httpStatus     = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
 	numberQuestion = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
-	howToQuestion  = regexp.MustCompile(`^\s*(how (do|can|should|would|could) (i|we|you|one)|how to|what should i do)\b`)
+	howToQuestion  = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
-	listQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods)\b`)
-	askingPhrases  = regexp.MustCompile(`(?i)\bhow (long|many|much|often|big|large|soon|far)\b`)
+	listQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
+	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
+	// so the path itself is matched.
+	apiPath       = regexp.MustCompile(`/[a-z0-9_.{}-]+(?:/[a-z0-9_.{}-]+)+|/[a-z][a-z0-9_-]*[a-z0-9]`)
+	askingPhrases = regexp.MustCompile(`(?i)\bhow (long|many|much|often|big|large|soon|far)\b`)
 )
 
 func (ix *Index) prepare(text string) question {
@@ -486,6 +497,9 @@ func (ix *Index) prepare(text string) question {
 	for i := 0; i+1 < len(seq); i++ {
 		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
 	}
+	for _, p := range apiPath.FindAllString(strings.ToLower(text), 4) {
+		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
+	}
 	rw := ix.rawWords(text)
 	for i := 0; i+1 < len(rw); i++ {
 		content := func(w string) bool { _, syn := a.rawSyn[w]; return syn || len(ix.terms(w)) > 0 }
@@ -522,6 +536,7 @@ const (
 	headWeight      = 0.25 // the share of the question in the unit's heading path
 	titleWeight     = 0.4  // the share of the question in the unit's page title: the page's topic
 	retrievalWeight = 0.15 // the passage's retrieval score, relative to the best passage's
+	leadInPenalty   = 0.05 // a sentence ending in ":" introduces what follows
 	pageWeight      = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
 )
 
@@ -567,6 +582,12 @@ func (q question) score(u *unit, retrieval float64) scored {
 		}
 	}
 	s.score += math.Min(0.1, 0.04*float64(rawPairs))
+	for _, p := range q.paths {
+		if p.MatchString(u.text) || p.MatchString(u.sec.passage.Heading) {
+			s.score += 0.15
+			break
+		}
+	}
 	if q.list && u.codes >= 3 {
 		s.score += 0.08 // "which values ...": a unit that lists names
 	}
@@ -592,7 +613,7 @@ func (q question) score(u *unit, retrieval float64) scored {
 		s.score -= math.Min(0.2, 0.003*float64(u.words-40))
 	}
 	if strings.HasSuffix(u.text, ":") {
-		s.score -= 0.05 // a lead-in to a list says little alone
+		s.score -= leadInPenalty // a lead-in to a list says little alone
 	}
 	return s
 }
@@ -605,7 +626,7 @@ const (
 	minOwn        = 0.2
 	maxAnswerUnit = 4
 	maxExtraRows  = 2    // matching table rows or list items added to the answer
-	siblingShare  = 0.75 // a unit of the best section this near the best joins the answer
+	siblingShare  = 0.65 // a unit of the best section this near the best joins the answer
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
@@ -648,7 +669,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 			src := *u.sec.passage
 			for _, p := range ps {
 				if p.URL == url {
-					src.Score = p.Score
+					src.Score, src.Snippet = p.Score, p.Snippet
 				}
 			}
 			out.Sources = append(out.Sources, src)
@@ -680,31 +701,13 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	q := ix.prepare(text)
 	var cands []scored
 	seen := map[*docSection]bool{}
-	top := 0.0
-	if len(passages) > 0 {
-		top = passages[0].Score
-	}
-	// A page whose several sections match is about the question; one matching section of
-	// another page is more often a cross-reference (the rate-limits page mentioning
-	// dispatching). The page's share of the retrieved score is a prior on its units.
-	pageSum, maxSum := map[string]float64{}, 0.0
-	for _, p := range passages {
-		path, _, _ := strings.Cut(p.URL, "#")
-		pageSum[path] += p.Score
-		maxSum = max(maxSum, pageSum[path])
-	}
 	for _, p := range passages {
 		sec := ix.ans.sections[p.URL]
 		if sec == nil || seen[sec] {
 			continue
 		}
 		seen[sec] = true
-		r := 0.0
-		if top > 0 {
-			r = p.Score / top
-		}
-		path, _, _ := strings.Cut(p.URL, "#")
-		prior := pageSum[path] / maxSum
+		r, prior := ix.priors(p, passages)
 		for _, u := range sec.units {
 			sc := q.score(u, r)
 			sc.score += pageWeight * prior
@@ -842,6 +845,56 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	return out, true
 }
 
+// priors are what a passage's units get from retrieval: its BM25 score relative to the
+// best passage's, and its page's share of the retrieved score relative to the best
+// page's. A page whose several sections match is about the question; one matching section
+// of another page is more often a cross-reference (the rate-limits page mentioning
+// dispatching).
+func (ix *Index) priors(p Passage, passages []Passage) (retrieval, page float64) {
+	top := 0.0
+	sums := map[string]float64{}
+	maxSum := 0.0
+	for _, o := range passages {
+		top = max(top, o.bm25)
+		path, _, _ := strings.Cut(o.URL, "#")
+		sums[path] += o.bm25
+		maxSum = max(maxSum, sums[path])
+	}
+	if top > 0 {
+		retrieval = p.bm25 / top
+	}
+	if maxSum > 0 {
+		path, _, _ := strings.Cut(p.URL, "#")
+		page = sums[path] / maxSum
+	}
+	return retrieval, page
+}
+
+// rerank orders retrieved passages by their best unit's score for the question (which
+// holds the retrieval score), best first, and sets Score to it: the passage that answers
+// the question first, not only the one with the most matching words.
+func (ix *Index) rerank(q question, ps []Passage) {
+	for i := range ps {
+		r, prior := ix.priors(ps[i], ps)
+		best := retrievalWeight * r
+		if sec := ix.ans.sections[ps[i].URL]; sec != nil {
+			for _, u := range sec.units {
+				best = max(best, q.score(u, r).score)
+			}
+		}
+		ps[i].Score = best + pageWeight*prior
+	}
+	slices.SortStableFunc(ps, func(a, b Passage) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.URL, b.URL)
+	})
+}
+
 // debugBest, when set (by a test), sees every question's best unit.
 var debugBest func(scored)
 
@@ -878,7 +931,7 @@ func imperative(s string) bool {
 	return false
 }
 
-var continuation = regexp.MustCompile(`^(It|Its|This|That|These|Those|They|Both|Each|Either|Neither|Then|Otherwise|Without|Such)\b`)
+var continuation = regexp.MustCompile(`^(It|Its|This|That|These|Those|They|Both|Each|Either|Neither|Then|Otherwise|Without|Such|From then on|After that)\b`)
 
 func continues(s string) bool { return continuation.MatchString(s) }
 

@@ -62,6 +62,7 @@ const (
 	fragmentSize  = 160   // characters of a highlight
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
 	synonymBoost  = 0.5   // weight of a synonym's match against the word's own
+	rerankDepth   = 16    // passages retrieved for reranking, at least
 	snippetLen    = 320   // characters of a passage's snippet, about
 )
 
@@ -111,6 +112,7 @@ type Passage struct {
 	// Snippet is the part of the section that best matches the question: its best
 	// sentence, list item or table row and the ones after it, as written.
 	Snippet string
+	bm25    float64 // the retrieval score; Score is the reranked one
 }
 
 // Index is a Bleve index over content pages and their passages. It is read-only once
@@ -703,7 +705,9 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 		}
 	}
 	bq := query.NewDisjunctionQuery(should)
-	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+	// BM25 retrieves; the sections' units rerank (see rerank), from a few more passages
+	// than asked for.
+	req := bleve.NewSearchRequestOptions(bq, max(limit, rerankDepth), 0, false)
 	req.SortBy(byScoreThenID)
 	res, err := ix.passages.SearchInContext(ctx, req)
 	if err != nil {
@@ -712,10 +716,16 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 	for _, h := range res.Hits {
 		if p, ok := ix.byID[h.ID]; ok {
 			ps := *p
-			ps.Score = h.Score
-			ps.Snippet = ix.snippet(ps.URL, q, snippetLen)
+			ps.Score, ps.bm25 = h.Score, h.Score
 			out = append(out, ps)
 		}
+	}
+	ix.rerank(q, out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	for i := range out {
+		out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
 	}
 	return out, nil
 }
