@@ -77,7 +77,9 @@ type unit struct {
 	codes int      // code spans
 	raw   []string // the words as written, lower-cased, stop words included
 	// quantity: the unit states an amount with its unit, what "how long" and "how many" ask
-	quantity bool
+	quantity   bool
+	digit      bool // holds a number
+	imperative bool // an instruction ("Run `make run`")
 }
 
 var (
@@ -330,7 +332,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				}
 				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
 					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
-					quantity: quantity.MatchString(us.text)}
+					quantity: quantity.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text)}
 				// A stop word that means something in a question ("down") matches itself.
 				u.raw = ix.rawWords(us.text)
 				for _, w := range u.raw {
@@ -595,14 +597,14 @@ func (q question) score(u *unit, retrieval float64) scored {
 		switch {
 		case u.quantity:
 			s.score += 0.12
-		case digit.MatchString(u.text):
+		case u.digit:
 			s.score += 0.04
 		}
 	}
 	if q.code && strings.Contains(u.text, "`") {
 		s.score += 0.05
 	}
-	if q.howTo && imperative(u.text) {
+	if q.howTo && u.imperative {
 		s.score += 0.2
 	}
 	// Long sentences match many words by their length alone.
@@ -637,7 +639,7 @@ const (
 // relevant sentences and the table rows or list items that match, quoted as written, or
 // "not covered" with the nearest sections.
 func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
-	ps, err := ix.Passages(ctx, text, AnswerPassages)
+	ps, err := ix.passagesFor(ctx, text, AnswerPassages, false)
 	if err != nil {
 		return Answer{}, err
 	}
@@ -669,9 +671,10 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 			src := *u.sec.passage
 			for _, p := range ps {
 				if p.URL == url {
-					src.Score, src.Snippet = p.Score, p.Snippet
+					src.Score = p.Score
 				}
 			}
+			src.Snippet = u.text
 			out.Sources = append(out.Sources, src)
 		}
 	}

@@ -673,6 +673,12 @@ func mergeLocations(a, b bsearch.TermLocationMap) bsearch.TermLocationMap {
 // text, with one typo allowed per word of fuzzyMin characters or more. limit is 1..MaxLimit,
 // 0 for DefaultPassages.
 func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Passage, error) {
+	return ix.passagesFor(ctx, question, limit, true)
+}
+
+// passagesFor is Passages; snippets are left out without withSnippets (an answer needs
+// them for its sources only).
+func (ix *Index) passagesFor(ctx context.Context, question string, limit int, withSnippets bool) ([]Passage, error) {
 	text := normalize(question)
 	if text == "" {
 		return nil, ErrEmptyQuery
@@ -724,8 +730,10 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	for i := range out {
-		out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
+	if withSnippets {
+		for i := range out {
+			out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
+		}
 	}
 	return out, nil
 }
