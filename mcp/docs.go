@@ -277,7 +277,7 @@ func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
 // answer is askQuestion's result.
 type answer struct {
 	Question string    `json:"question" jsonschema:"The question asked."`
-	Answered bool      `json:"answered" jsonschema:"False when the documentation does not cover the question; then answer says so and sources lists the closest sections, if any."`
+	Answered bool      `json:"answered" jsonschema:"False when the documentation does not cover the question; then answer says so and sources lists the three nearest sections."`
 	Answer   string    `json:"answer" jsonschema:"The answer, in Markdown: sentences quoted from the documentation (extractive) or composed from its passages (llm)."`
 	Method   string    `json:"method" jsonschema:"How the answer was made: extractive or llm."`
 	Sources  []section `json:"sources" jsonschema:"The documentation sections the answer is taken from, each with the page title, the section's URL (#anchor) and heading."`
@@ -292,7 +292,7 @@ func (d *docs) askQuestion() server.ServerTool {
 		outputSchema[answer]())
 	tool := toolDef("askQuestion",
 		"Answer a question about answerdesk from its documentation, in 1 to 4 sentences taken from the docs (numbers, codes and parameter names as written), with the sections it used in sources (page title, URL with #anchor, section heading). "+
-			"When the docs do not cover the question, answered is false and the answer says so: do not guess then. Use it for direct questions; use searchDocumentation to explore and getPage to read a page in full.", opts...)
+			"When the docs do not cover the question, answered is false, the answer says so and sources lists the three nearest sections: do not guess then. Use it for direct questions; use searchDocumentation to explore and getPage to read a page in full.", opts...)
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		out, err := d.ask(ctx, req)
 		if err != nil {
