@@ -198,6 +198,7 @@ var synonymGroups = [][]string{
 	{"look", "format", "example"},
 	{"omit", "omitted", "leave", "default"},
 	{"order", "ordered", "sort", "rank"},
+	{"contain", "hold", "include", "carry"},
 	{"fetch", "get", "retrieve", "read", "download"},
 	{"return", "answer", "respond", "response", "reply", "body"},
 	{"format", "form", "formats", "pattern"},
