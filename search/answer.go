@@ -647,9 +647,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
 	units, ok := ix.answerUnits(text, ps)
 	if !ok {
-		for _, p := range ps[:min(NearestSections, len(ps))] {
-			out.Nearest = append(out.Nearest, p)
-		}
+		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
 		// starts, rather than nothing.
 		for _, p := range ix.ans.starts {
