@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -405,9 +406,9 @@ func (d *docs) askLLM(ctx context.Context, text string, ps []search.Passage) (an
 		out.Sources = append(out.Sources, d.citePassage(ps[n-1]))
 	}
 	if len(out.Sources) == 0 {
-		for _, p := range ps[:min(3, len(ps))] {
-			out.Sources = append(out.Sources, d.citePassage(p))
-		}
+		// The model must cite the passages it used; an answer citing none cannot be
+		// checked against the docs, so the extractive answer is given instead.
+		return answer{}, errors.New("the model's answer cites no passage")
 	}
 	out.Answer = strings.TrimSpace(citation.ReplaceAllString(reply, ""))
 	return out, nil

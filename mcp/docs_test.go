@@ -302,6 +302,15 @@ func TestAskQuestionLLM(t *testing.T) {
 		}
 	})
 
+	t.Run("an_answer_without_citations_falls_back_to_extractive", func(t *testing.T) {
+		fake.reply = "Recording audio is kept for 31 days."
+		var out answer
+		structured(t, call(t, c, "askQuestion", map[string]any{"question": question}), &out)
+		if !out.Answered || out.Method != "extractive" || !strings.Contains(out.Answer, "31 days") || len(out.Sources) == 0 {
+			t.Errorf("%+v", out)
+		}
+	})
+
 	t.Run("not_covered", func(t *testing.T) {
 		fake.reply = "NOT_COVERED"
 		var out answer
