@@ -15,6 +15,73 @@ const (
 	BatchJobTTL      = 24 * time.Hour
 )
 
+// Bounds of what one client (a ClientKey: an IPv4 address, an IPv6 /64) may hold in
+// asynchronous batch jobs. Jobs are kept 24 hours, and a job's stored responses are about
+// a hundred times its request: without bounds one client at the allowed request rate
+// stored over a gigabyte a day.
+const (
+	// MaxBatchJobsPerClient is how many unexpired jobs a client may hold at once.
+	MaxBatchJobsPerClient = 20
+	// MaxBatchJobBytesPerClient is how many bytes (requests and responses) a client's
+	// unexpired jobs may hold; a new job is refused once they hold this much.
+	MaxBatchJobBytesPerClient = 4 << 20
+	// MaxBatchJobResponseBytes bounds the stored responses of one job: the largest
+	// operation bodies are replaced by a payload_too_large error until the rest fit.
+	MaxBatchJobResponseBytes = 256 << 10
+)
+
+// BatchQuotaError refuses a new job of a client that holds as many jobs or bytes as it
+// may; the public API answers it 429 rate_limited with Retry-After.
+type BatchQuotaError struct {
+	Message    string
+	RetryAfter time.Duration // until the client's oldest job expires
+}
+
+func (e *BatchQuotaError) Error() string { return e.Message }
+
+// CheckBatchJobQuota decides whether a client holding held unexpired jobs of heldBytes,
+// the oldest expiring at oldestExpiry, may create one more.
+func CheckBatchJobQuota(held int, heldBytes int64, oldestExpiry, now time.Time) error {
+	var why string
+	switch {
+	case held >= MaxBatchJobsPerClient:
+		why = fmt.Sprintf("this client holds %d batch jobs, the most it may hold at once", held)
+	case heldBytes >= MaxBatchJobBytesPerClient:
+		why = fmt.Sprintf("this client's batch jobs hold %d KiB, the most they may hold is %d KiB", heldBytes>>10, MaxBatchJobBytesPerClient>>10)
+	default:
+		return nil
+	}
+	retry := max(oldestExpiry.Sub(now), time.Second)
+	return &BatchQuotaError{RetryAfter: retry,
+		Message: why + " (jobs are kept 24 hours); send the batch without Prefer: respond-async, or retry when the oldest job expires"}
+}
+
+// CapBatchResponses bounds the stored responses of one job to max bytes (as JSON): while
+// they are larger, the largest operation body is replaced by a payload_too_large error
+// object (status 413) saying to call that operation directly.
+func CapBatchResponses(resps []BatchResponse, max int) []BatchResponse {
+	size := func() int {
+		b, _ := json.Marshal(resps)
+		return len(b)
+	}
+	for size() > max {
+		largest := -1
+		for i, r := range resps {
+			if r.Status != 413 && (largest < 0 || len(r.Body) > len(resps[largest].Body)) {
+				largest = i
+			}
+		}
+		if largest < 0 {
+			break
+		}
+		body, _ := json.Marshal(map[string]any{"status": 413, "code": "payload_too_large",
+			"message": fmt.Sprintf("this operation's response is too large to keep in an asynchronous batch job (at most %d KiB per job)", max>>10),
+			"hint":    "Call this operation directly, or in a batch without Prefer: respond-async."})
+		resps[largest] = BatchResponse{ID: resps[largest].ID, Status: 413, Body: body}
+	}
+	return resps
+}
+
 // BatchRequest is one GET operation of a batch, relative to the public API's base.
 type BatchRequest struct {
 	ID     string            `json:"id"`
@@ -114,7 +181,9 @@ type BatchJob struct {
 
 // BatchJobStore keeps asynchronous batch jobs (durable, so a restart finishes them).
 type BatchJobStore interface {
-	CreateBatchJob(ctx context.Context, sandbox bool, requests []BatchRequest, now time.Time) (*BatchJob, error)
+	// CreateBatchJob stores a pending job of client (a ClientKey), or refuses it with a
+	// *BatchQuotaError when the client's unexpired jobs are over CheckBatchJobQuota.
+	CreateBatchJob(ctx context.Context, client string, sandbox bool, requests []BatchRequest, now time.Time) (*BatchJob, error)
 	// FindBatchJob returns an unexpired job, or ENOTFOUND.
 	FindBatchJob(ctx context.Context, id string, now time.Time) (*BatchJob, error)
 	ClaimBatchJobs(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*BatchJob, error)

@@ -47,6 +47,25 @@ func (c *Caller) RequireScope(scope string) error {
 	return &Error{Code: EFORBIDDEN, Message: "the credential lacks the scope " + scope, Hint: "authorize again asking for " + scope}
 }
 
+// RequireAnyScope returns an EFORBIDDEN error when the caller's credential grants no scope
+// at all. Methods that show only who the caller is and which accounts they belong to
+// (FindMe, FindAccounts) need no particular scope, but a credential narrowed to nothing
+// gets nothing.
+func (c *Caller) RequireAnyScope() error {
+	if len(c.Scopes) > 0 {
+		return nil
+	}
+	return &Error{Code: EFORBIDDEN, Message: "the credential grants no scope", Hint: "authorize again asking for at least one scope"}
+}
+
+// Scopes of the external API dispatching configuration: on-call contacts and their
+// deliveries decide where messages go, so reading them takes messages:read and changing
+// them (or replaying a delivery) messages:write.
+const (
+	ScopeDispatchRead  = ScopeMessagesRead
+	ScopeDispatchWrite = ScopeMessagesWrite
+)
+
 type callerKey struct{}
 
 // NewContextWithCaller returns a copy of ctx carrying c.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Error codes. rest/ and mcp/ map each to a status or tool error in one place.
@@ -18,6 +19,7 @@ const (
 	EFORBIDDEN    = "forbidden"    // authenticated but not allowed (403)
 	ECONFLICT     = "conflict"     // the request conflicts with current state (409)
 	EUNAVAILABLE  = "unavailable"  // a feature or dependency is not available (422 feature_unavailable)
+	ERATELIMITED  = "rate_limited" // too many requests of this kind; RetryAfter says when to retry (429)
 	EINTERNAL     = "internal"     // a bug or an outside failure; details are logged, not shown
 )
 
@@ -34,6 +36,9 @@ type Error struct {
 	Message string
 	Hint    string
 	Fields  []FieldError
+	// RetryAfter is, for ERATELIMITED, how long until the request may succeed (rest/
+	// sends it as Retry-After).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {

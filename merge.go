@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Merge variables (CONTRACT.md §2, SERVICE.md §6) are written {{name}} in the values of an
@@ -81,12 +81,21 @@ var messageMergeFields = sync.OnceValue(func() map[string]bool {
 // in warnings ("unknown merge variable {{x}}"), as is a question the message has no answer
 // to. Warnings are deduplicated. It never fails: any text is a valid template (an unclosed
 // "{{" is literal text). d may be nil or have a nil Message: message fields are then empty.
+//
+// The result is at most MaxPayloadBytes long: expansion stops there, the text is cut at a
+// UTF-8 boundary and a warning says so, so that a short template repeating a long variable
+// cannot blow up into an unbounded string. Variables after the cut are not looked at.
 func Render(tmpl string, d *MergeData) (out string, warnings []string) {
-	if !strings.Contains(tmpl, "{{") {
+	if !strings.Contains(tmpl, "{{") && len(tmpl) <= MaxPayloadBytes {
 		return tmpl, nil
 	}
 	r := newMergeResolver(d)
-	return r.render(tmpl), r.warnings
+	out, cut := r.renderBounded(tmpl, MaxPayloadBytes)
+	if cut {
+		out = trimIncompleteRune(out)
+		r.warn(fmt.Sprintf("the rendered text reached the limit of %d bytes and was cut", MaxPayloadBytes))
+	}
+	return out, r.warnings
 }
 
 // UnknownMergeVariables returns the variables in tmpl that can never resolve, to be checked
@@ -94,15 +103,24 @@ func Render(tmpl string, d *MergeData) (out string, warnings []string) {
 // in order of appearance; nil when every variable is known. A question name is always valid.
 func UnknownMergeVariables(tmpl string) []string {
 	var unknown []string
-	scanMergeTemplate(tmpl, func(string) {}, func(name string) {
+	scanMergeTemplate(tmpl, func(string) bool { return true }, func(name string) bool {
 		if kind, _ := classifyMergeVariable(name); kind == mergeUnknown {
 			if v := "{{" + name + "}}"; !slices.Contains(unknown, v) {
 				unknown = append(unknown, v)
 			}
 		}
+		return true
 	})
 	return unknown
 }
+
+// Limits of an external API method's payload (CONTRACT §2).
+const (
+	// MaxPayloadBytes bounds a rendered body, JSON or FORM: 256 KiB.
+	MaxPayloadBytes = 256 << 10
+	// MaxPayloadFields is the most data fields a method may have.
+	MaxPayloadFields = 50
+)
 
 // RenderPayload builds the request body of an external API method from its configured fields.
 //
@@ -114,67 +132,279 @@ func UnknownMergeVariables(tmpl string) []string {
 // (each run of invalid bytes becomes U+FFFD) before that comparison. The payload type is
 // matched case-insensitively.
 //
+// The body is never longer than MaxPayloadBytes. Rendering works within that budget instead
+// of rendering everything and truncating: every field's name is placed first (with an empty
+// value), then values are expanded in field order into what room is left, and expansion
+// stops as soon as the room is spent. A value that does not fit is cut at a UTF-8 boundary
+// (never inside an escape), later values get what is left (often nothing), and one warning
+// names how many values were cut. Fields whose names alone do not fit are left out, with a
+// warning. So a template that repeats {{message.content}} costs at most the budget, whatever
+// the message's size.
+//
 // Warnings from every field are collected, deduplicated. err is only for an unknown payload
 // type (an EINVALID error on payload_type).
 func RenderPayload(payloadType string, fields []PayloadField, d *MergeData) (body []byte, contentType string, warnings []string, err error) {
+	return renderPayload(payloadType, fields, d, MaxPayloadBytes)
+}
+
+// renderPayload is RenderPayload with the body budget given, at least 2 bytes ("{}").
+func renderPayload(payloadType string, fields []PayloadField, d *MergeData, budget int) (body []byte, contentType string, warnings []string, err error) {
 	var form bool
 	switch {
 	case strings.EqualFold(payloadType, PayloadJSON):
+		contentType = ContentTypeJSON
 	case strings.EqualFold(payloadType, PayloadForm):
-		form = true
+		form, contentType = true, ContentTypeForm
 	default:
 		var v ValidationErrors
 		v.Add("payload_type", fmt.Sprintf("must be %s or %s", PayloadJSON, PayloadForm))
 		return nil, "", nil, v.Err()
 	}
 
-	r := newMergeResolver(d)
+	// Which template each name ends up with: first position, last value. Only those are
+	// rendered, so an overridden value costs nothing.
 	names := make([]string, 0, len(fields))
-	values := make(map[string]string, len(fields))
+	tmpls := make(map[string]string, len(fields))
 	for _, f := range fields {
 		name := strings.ToValidUTF8(f.Field, "\uFFFD")
-		value := strings.ToValidUTF8(r.render(f.Value), "\uFFFD")
-		if _, dup := values[name]; !dup {
+		if _, dup := tmpls[name]; !dup {
 			names = append(names, name)
 		}
-		values[name] = value
+		tmpls[name] = f.Value
 	}
 
-	var buf bytes.Buffer
+	// The skeleton is the body with every value empty: {"a":"","b":""} or a=&b=. It is laid
+	// out first so that every field keeps its key however long the values before it are.
+	encName := make([][]byte, 0, len(names))
+	skeleton := 2 // the braces of the JSON object
 	if form {
-		for i, name := range names {
-			if i > 0 {
-				buf.WriteByte('&')
-			}
-			buf.WriteString(url.QueryEscape(name))
-			buf.WriteByte('=')
-			buf.WriteString(url.QueryEscape(values[name]))
+		skeleton = 0
+	}
+	r := newMergeResolver(d)
+	for i, name := range names {
+		var enc []byte
+		cost := 0
+		if i > 0 {
+			cost = 1 // the "," or "&" before it
 		}
-		return buf.Bytes(), ContentTypeForm, r.warnings, nil
+		if form {
+			enc, _ = appendFormEscaped(nil, name, -1)
+			cost += len(enc) + 1 // "="
+		} else {
+			enc, _ = appendJSONString(nil, name, -1)
+			cost += len(enc) + 3 // ':' and the value's quotes
+		}
+		if skeleton+cost > budget {
+			r.warn(fmt.Sprintf("the body limit of %d bytes left no room for the field names: %d fields were left out, from %q on",
+				budget, len(names)-i, name))
+			names = names[:i]
+			break
+		}
+		skeleton += cost
+		encName = append(encName, enc)
 	}
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	str := func(s string) {
-		_ = enc.Encode(s) // a string always encodes
-		buf.Truncate(buf.Len() - 1)
+
+	room := budget - skeleton // what the values may use, together
+	buf := make([]byte, 0, min(budget, skeleton+estimateValues(names, tmpls, r)))
+	var cut []string
+	if !form {
+		buf = append(buf, '{')
 	}
-	buf.WriteByte('{')
 	for i, name := range names {
 		if i > 0 {
-			buf.WriteByte(',')
+			if form {
+				buf = append(buf, '&')
+			} else {
+				buf = append(buf, ',')
+			}
 		}
-		str(name)
-		buf.WriteByte(':')
-		str(values[name])
+		buf = append(buf, encName[i]...)
+		if form {
+			buf = append(buf, '=')
+		} else {
+			buf = append(buf, ':', '"')
+		}
+		// The raw value needs at most room bytes (escaping only lengthens valid text), plus
+		// a rune's worth to tell a value that fits exactly from one that goes on.
+		raw, rawCut := r.renderBounded(tmpls[name], room+utf8.UTFMax)
+		if rawCut {
+			raw = trimIncompleteRune(raw)
+		}
+		value := strings.ToValidUTF8(raw, "\uFFFD")
+		before := len(buf)
+		var encCut bool
+		if form {
+			buf, encCut = appendFormEscaped(buf, value, room)
+		} else {
+			buf, encCut = appendJSONEscaped(buf, value, room)
+			buf = append(buf, '"')
+		}
+		used := len(buf) - before
+		if !form {
+			used-- // the closing quote is the skeleton's
+		}
+		room -= used
+		if rawCut || encCut {
+			cut = append(cut, name)
+		}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), ContentTypeJSON, r.warnings, nil
+	if !form {
+		buf = append(buf, '}')
+	}
+	if len(cut) > 0 {
+		r.warn(fmt.Sprintf("the body reached its limit of %d bytes: %d of %d values were cut to fit, from the value of %q on",
+			budget, len(cut), len(names), cut[0]))
+	}
+	return buf, contentType, r.warnings, nil
+}
+
+// estimateValues guesses how long the values will be, to size the body buffer once: the
+// templates' length plus the message's content once. It is only a hint: the buffer grows
+// as needed, and the caller never sizes it past the budget.
+func estimateValues(names []string, tmpls map[string]string, r *mergeResolver) int {
+	n := 0
+	for _, name := range names {
+		n += len(tmpls[name])
+	}
+	if r.d.Message != nil {
+		n += len(r.d.Message.Content)
+	}
+	return n
+}
+
+// trimIncompleteRune drops a rune cut short at the end of s, so that the cut does not
+// turn into a U+FFFD.
+func trimIncompleteRune(s string) string {
+	for i := 1; i < utf8.UTFMax && i <= len(s); i++ {
+		if utf8.RuneStart(s[len(s)-i]) {
+			if !utf8.FullRuneInString(s[len(s)-i:]) {
+				return s[:len(s)-i]
+			}
+			break
+		}
+	}
+	return s
+}
+
+// appendJSONString appends s as a JSON string, quotes included, escaped as encoding/json
+// does without HTML escaping. s must be valid UTF-8. limit < 0 means no limit.
+func appendJSONString(dst []byte, s string, limit int) ([]byte, bool) {
+	dst = append(dst, '"')
+	dst, cut := appendJSONEscaped(dst, s, limit)
+	return append(dst, '"'), cut
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONEscaped appends the escaped contents of s, without quotes, writing at most
+// limit bytes (limit < 0: no limit). It stops before the first rune whose escape would go
+// over the limit, so the output is never cut inside a rune or an escape, and reports
+// whether it stopped early. The escapes are encoding/json's with SetEscapeHTML(false):
+// \" \\ \b \f \n \r \t, \u00XX for other control bytes, \u2028 and \u2029.
+func appendJSONEscaped(dst []byte, s string, limit int) ([]byte, bool) {
+	end := len(dst) + limit
+	for i := 0; i < len(s); {
+		var esc [6]byte
+		var e []byte
+		size := 1
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			size = n
+			switch r {
+			case '\u2028', '\u2029':
+				esc = [6]byte{'\\', 'u', '2', '0', '2', hexDigits[r&0xF]}
+				e = esc[:]
+			default:
+				e = []byte(s[i : i+n])
+			}
+		case c == '"' || c == '\\':
+			esc[0], esc[1] = '\\', c
+			e = esc[:2]
+		case c == '\b':
+			e = append(esc[:0], '\\', 'b')
+		case c == '\f':
+			e = append(esc[:0], '\\', 'f')
+		case c == '\n':
+			e = append(esc[:0], '\\', 'n')
+		case c == '\r':
+			e = append(esc[:0], '\\', 'r')
+		case c == '\t':
+			e = append(esc[:0], '\\', 't')
+		case c < 0x20:
+			esc = [6]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF]}
+			e = esc[:]
+		default:
+			// A run of plain ASCII is copied at once.
+			j := i + 1
+			for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			if limit >= 0 && len(dst)+(j-i) > end {
+				return append(dst, s[i:end-len(dst)+i]...), true
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
+			continue
+		}
+		if limit >= 0 && len(dst)+len(e) > end {
+			return dst, true
+		}
+		dst = append(dst, e...)
+		i += size
+	}
+	return dst, false
+}
+
+// appendFormEscaped appends s escaped as url.QueryEscape does (a space becomes "+"), writing
+// at most limit bytes (limit < 0: no limit) and never cutting a rune's escape in two. It
+// reports whether it stopped early.
+func appendFormEscaped(dst []byte, s string, limit int) ([]byte, bool) {
+	end := len(dst) + limit
+	for i := 0; i < len(s); {
+		size := 1
+		if s[i] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(s[i:])
+		}
+		need := 0
+		for _, c := range []byte(s[i : i+size]) {
+			if formUnreserved(c) || c == ' ' {
+				need++
+			} else {
+				need += 3
+			}
+		}
+		if limit >= 0 && len(dst)+need > end {
+			return dst, true
+		}
+		for _, c := range []byte(s[i : i+size]) {
+			switch {
+			case formUnreserved(c):
+				dst = append(dst, c)
+			case c == ' ':
+				dst = append(dst, '+')
+			default:
+				dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xF])
+			}
+		}
+		i += size
+	}
+	return dst, false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// formUnreserved reports whether url.QueryEscape leaves c as it is.
+func formUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }
 
 // scanMergeTemplate splits tmpl into literal text and variables, calling literal and
-// variable in order. A variable is "{{", text without braces, "}}"; its name is that text
-// trimmed of white space. Everything else is literal. The scan is linear in len(tmpl).
-func scanMergeTemplate(tmpl string, literal, variable func(string)) {
+// variable in order until one of them returns false. A variable is "{{", text without
+// braces, "}}"; its name is that text trimmed of white space. Everything else is literal.
+// The scan is linear in len(tmpl).
+func scanMergeTemplate(tmpl string, literal, variable func(string) bool) {
 	s := tmpl
 	for {
 		i := strings.Index(s, "{{")
@@ -192,16 +422,20 @@ func scanMergeTemplate(tmpl string, literal, variable func(string)) {
 			// at j is one ending at that last brace; otherwise nothing before j+2 can.
 			b := i + 2 + k
 			if s[b] != '{' || s[b-1] != '{' {
-				literal(s[:j+2])
+				if !literal(s[:j+2]) {
+					return
+				}
 				s = s[j+2:]
 				continue
 			}
 			start = b - 1
 		}
-		if start > 0 {
-			literal(s[:start])
+		if start > 0 && !literal(s[:start]) {
+			return
 		}
-		variable(strings.TrimSpace(s[start+2 : j]))
+		if !variable(strings.TrimSpace(s[start+2 : j])) {
+			return
+		}
 		s = s[j+2:]
 	}
 	if s != "" {
@@ -247,6 +481,7 @@ func classifyMergeVariable(name string) (mergeKind, string) {
 // API form is built once, on first use, and shared by every variable.
 type mergeResolver struct {
 	d        *MergeData
+	values   map[string]string // resolved variables by name: each is resolved once
 	loaded   bool
 	msg      map[string]any // the message's API form; nil without a message
 	answers  map[string]any
@@ -261,14 +496,52 @@ func newMergeResolver(d *MergeData) *mergeResolver {
 	return &mergeResolver{d: d}
 }
 
-func (r *mergeResolver) render(tmpl string) string {
+// renderBounded expands tmpl but writes at most max bytes: once they are written the
+// expansion stops (nothing after is resolved) and cut is true. The text may end inside a
+// rune; the caller trims it.
+func (r *mergeResolver) renderBounded(tmpl string, max int) (out string, cut bool) {
 	if !strings.Contains(tmpl, "{{") {
-		return tmpl
+		if len(tmpl) > max {
+			return tmpl[:max], true
+		}
+		return tmpl, false
 	}
+	// A first pass measures the expansion (up to max), so the text is allocated once at its
+	// size: growing by doubling would copy up to twice the budget.
+	size := 0
+	measure := func(s string) bool {
+		size += len(s)
+		return size < max
+	}
+	scanMergeTemplate(tmpl, measure, func(name string) bool { return measure(r.resolveOnce(name)) })
 	var b strings.Builder
-	b.Grow(len(tmpl))
-	scanMergeTemplate(tmpl, func(s string) { b.WriteString(s) }, func(name string) { b.WriteString(r.resolve(name)) })
-	return b.String()
+	b.Grow(min(size, max))
+	write := func(s string) bool {
+		if left := max - b.Len(); len(s) > left {
+			b.WriteString(s[:left])
+			cut = true
+			return false
+		}
+		b.WriteString(s)
+		return true
+	}
+	scanMergeTemplate(tmpl, write, func(name string) bool { return write(r.resolveOnce(name)) })
+	return b.String(), cut
+}
+
+// resolveOnce resolves a variable the first time it is named and remembers the value: a
+// template may name the same variable hundreds of times, and an object value (the answers)
+// is built as JSON only once.
+func (r *mergeResolver) resolveOnce(name string) string {
+	if v, ok := r.values[name]; ok {
+		return v
+	}
+	if r.values == nil {
+		r.values = map[string]string{}
+	}
+	v := r.resolve(name)
+	r.values[name] = v
+	return v
 }
 
 func (r *mergeResolver) warn(w string) {

@@ -3,13 +3,16 @@ package answerdesk_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
 )
@@ -367,6 +370,9 @@ func FuzzRenderPayload(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ref := referenceJSONPayload(fields, fx); !bytes.Equal(body, ref) {
+			t.Fatalf("body %q, encoding/json writes %q", body, ref)
+		}
 		if !json.Valid(body) {
 			t.Fatalf("invalid JSON %q", body)
 		}
@@ -397,6 +403,9 @@ func FuzzRenderPayload(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ref := referenceFormPayload(fields, fx); string(body) != ref {
+			t.Fatalf("form body %q, url.QueryEscape writes %q", body, ref)
+		}
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
 			t.Fatalf("ParseQuery(%q): %v", body, err)
@@ -410,4 +419,205 @@ func FuzzRenderPayload(f *testing.F) {
 			}
 		}
 	})
+}
+
+// referencePayload renders fields the unbounded way (every value whole, first position,
+// last value) and joins them with enc, to check the budgeted renderer byte for byte.
+func referencePayload(fields []answerdesk.PayloadField, d *answerdesk.MergeData, enc func(name, value string) string, sep string) string {
+	var names []string
+	values := map[string]string{}
+	for _, f := range fields {
+		name := strings.ToValidUTF8(f.Field, "\uFFFD")
+		v, _ := answerdesk.Render(f.Value, d)
+		if _, dup := values[name]; !dup {
+			names = append(names, name)
+		}
+		values[name] = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = enc(n, values[n])
+	}
+	return strings.Join(parts, sep)
+}
+
+func referenceJSONPayload(fields []answerdesk.PayloadField, d *answerdesk.MergeData) []byte {
+	str := func(s string) string {
+		var b bytes.Buffer
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		_ = e.Encode(s)
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	return []byte("{" + referencePayload(fields, d, func(n, v string) string { return str(n) + ":" + str(v) }, ",") + "}")
+}
+
+func referenceFormPayload(fields []answerdesk.PayloadField, d *answerdesk.MergeData) string {
+	return referencePayload(fields, d, func(n, v string) string { return url.QueryEscape(n) + "=" + url.QueryEscape(v) }, "&")
+}
+
+// amplificationFields is the attack of issue 12: the most data fields a method may have,
+// each value the largest allowed (10,000 characters) and made of nothing but
+// {{message.content}}, 526 times.
+func amplificationFields() []answerdesk.PayloadField {
+	const v = "{{message.content}}"
+	value := strings.Repeat(v, 10000/len(v))
+	fields := make([]answerdesk.PayloadField, answerdesk.MaxPayloadFields)
+	for i := range fields {
+		fields[i] = answerdesk.PayloadField{Field: fmt.Sprintf("f%02d", i), Value: value}
+	}
+	return fields
+}
+
+// amplificationMessage is a 20 KB message with multi-byte characters, quotes and control
+// characters, so cuts land inside runes and escapes.
+func amplificationMessage() *answerdesk.MergeData {
+	unit := "Caller Zoë said \"the water heater is leaking\"\n\ttank ☎ 555-0100 & 100% <urgent>\x01. "
+	content := strings.Repeat(unit, 20000/len(unit)+1)[:20000]
+	content = strings.ToValidUTF8(content, "") // the cut may split a rune
+	return &answerdesk.MergeData{Message: &answerdesk.Message{ID: 1, Content: content}, AccountNumber: "1001"}
+}
+
+func TestRenderPayloadBudget(t *testing.T) {
+	const limit = answerdesk.MaxPayloadBytes
+	attack := amplificationFields()
+	tests := []struct {
+		name        string
+		payloadType string
+		fields      []answerdesk.PayloadField
+		wantLen     int  // exact length, or 0 for "at most the limit"
+		wantCut     bool // a warning says values were cut
+	}{
+		{"json amplification of a 20 KB message by 50 fields stays within 256 KiB", answerdesk.PayloadJSON, attack, 0, true},
+		{"form amplification of a 20 KB message by 50 fields stays within 256 KiB", answerdesk.PayloadForm, attack, 0, true},
+		{"json body of exactly 256 KiB is not cut", answerdesk.PayloadJSON,
+			[]answerdesk.PayloadField{{Field: "a", Value: strings.Repeat("x", limit-len(`{"a":""}`))}}, limit, false},
+		{"json body one byte over 256 KiB is cut", answerdesk.PayloadJSON,
+			[]answerdesk.PayloadField{{Field: "a", Value: strings.Repeat("x", limit-len(`{"a":""}`)+1)}}, limit, true},
+		{"form body of exactly 256 KiB is not cut", answerdesk.PayloadForm,
+			[]answerdesk.PayloadField{{Field: "a", Value: strings.Repeat("x", limit-len(`a=`))}}, limit, false},
+		{"form body one byte over 256 KiB is cut", answerdesk.PayloadForm,
+			[]answerdesk.PayloadField{{Field: "a", Value: strings.Repeat("x", limit-len(`a=`)+1)}}, limit, true},
+		{"json cut never splits a three-byte rune", answerdesk.PayloadJSON,
+			[]answerdesk.PayloadField{{Field: "a", Value: "x" + strings.Repeat("☎", limit/3)}}, 0, true},
+		{"json cut never splits an escape", answerdesk.PayloadJSON,
+			[]answerdesk.PayloadField{{Field: "a", Value: "xy" + strings.Repeat("\x01", limit/6)}}, 0, true},
+		{"form cut never splits a percent-escaped rune", answerdesk.PayloadForm,
+			[]answerdesk.PayloadField{{Field: "a", Value: "x" + strings.Repeat("é", limit/6+1)}}, 0, true},
+		{"every field keeps its key when the first value fills the body", answerdesk.PayloadJSON,
+			[]answerdesk.PayloadField{{Field: "big", Value: strings.Repeat("{{message.content}}", 100)}, {Field: "account", Value: "{{account.number}}"}}, limit, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _, warnings, err := answerdesk.RenderPayload(tc.payloadType, tc.fields, amplificationMessage())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(body) > limit || (tc.wantLen != 0 && len(body) != tc.wantLen) {
+				t.Fatalf("body is %d bytes, want at most %d (exactly %d)", len(body), limit, tc.wantLen)
+			}
+			if !utf8.Valid(body) {
+				t.Fatal("body is not valid UTF-8: a rune was cut")
+			}
+			cutWarned := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "values were cut") })
+			if cutWarned != tc.wantCut {
+				t.Fatalf("warnings %q, want a cut warning: %v", warnings, tc.wantCut)
+			}
+			// Every configured field is in the body, and each value is a prefix of what the
+			// unbounded render gives: cut, never altered.
+			want := map[string]string{}
+			for _, f := range tc.fields {
+				want[f.Field], _ = answerdesk.Render(f.Value, amplificationMessage())
+			}
+			got := map[string]string{}
+			if tc.payloadType == answerdesk.PayloadJSON {
+				if err := json.Unmarshal(body, &got); err != nil {
+					t.Fatalf("body is not a JSON object (%v): ...%s", err, body[max(0, len(body)-40):])
+				}
+			} else {
+				q, err := url.ParseQuery(string(body))
+				if err != nil {
+					t.Fatalf("body is not a form (%v): ...%s", err, body[max(0, len(body)-40):])
+				}
+				for k, v := range q {
+					got[k] = v[0]
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d fields in the body, want %d", len(got), len(want))
+			}
+			for k, v := range got {
+				if !strings.HasPrefix(want[k], v) {
+					t.Fatalf("field %q = %.40q..., not a prefix of its full value", k, v)
+				}
+			}
+			if tc.wantLen == limit && !tc.wantCut && got["a"] != want["a"] {
+				t.Fatal("a value that fits exactly was changed")
+			}
+		})
+	}
+}
+
+// TestRenderPayloadStopsExpanding proves the budget is spent while rendering, not after: the
+// unbounded render of the amplification attack allocates 526 MB; the budgeted one a small
+// multiple of the 256 KiB body.
+func TestRenderPayloadStopsExpanding(t *testing.T) {
+	fields, d := amplificationFields(), amplificationMessage()
+	for _, typ := range []string{answerdesk.PayloadJSON, answerdesk.PayloadForm} {
+		t.Run(typ, func(t *testing.T) {
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			body, _, _, err := answerdesk.RenderPayload(typ, fields, d)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+				t.Fatalf("rendering a %d-byte body allocated %d bytes, want at most 4 MiB", len(body), alloc)
+			}
+		})
+	}
+}
+
+func TestRenderBounded(t *testing.T) {
+	// "☎" is three bytes: repeated after one "x", the limit falls inside a rune.
+	d := &answerdesk.MergeData{Message: &answerdesk.Message{Content: "x" + strings.Repeat("☎", 20000)}}
+	out, warnings := answerdesk.Render(strings.Repeat("{{message.content}}", 100), d)
+	if len(out) > answerdesk.MaxPayloadBytes || !utf8.ValidString(out) {
+		t.Fatalf("Render gave %d bytes (valid UTF-8: %v), want at most %d", len(out), utf8.ValidString(out), answerdesk.MaxPayloadBytes)
+	}
+	if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, "was cut") }) {
+		t.Fatalf("warnings %q, want one saying the text was cut", warnings)
+	}
+}
+
+func BenchmarkRenderPayload(b *testing.B) {
+	cases := []struct {
+		name   string
+		fields []answerdesk.PayloadField
+		d      *answerdesk.MergeData
+	}{
+		{"typical", []answerdesk.PayloadField{
+			{Field: "account", Value: "{{account.number}}"}, {Field: "message", Value: "{{message.content}}"},
+			{Field: "callback", Value: "{{message.answers.Callback number}}"}, {Field: "caller", Value: "{{message.first_name}} {{message.last_name}}"},
+		}, mergeFixture()},
+		{"amplification_50x526_20KB", amplificationFields(), amplificationMessage()},
+	}
+	for _, c := range cases {
+		for _, typ := range []string{answerdesk.PayloadJSON, answerdesk.PayloadForm} {
+			b.Run(c.name+"/"+typ, func(b *testing.B) {
+				b.ReportAllocs()
+				var n int
+				for b.Loop() {
+					body, _, _, err := answerdesk.RenderPayload(typ, c.fields, c.d)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n = len(body)
+				}
+				b.ReportMetric(float64(n), "body-bytes")
+			})
+		}
+	}
 }

@@ -131,7 +131,8 @@ type OAuthStore interface {
 	// revokes its grant and every token of it; within the grace it is only refused. An
 	// unknown, expired or revoked one is EUNAUTHORIZED.
 	// Scopes asked for (RFC 6749 §6) must be among the grant's, or the answer is EINVALID and
-	// nothing rotates.
+	// nothing rotates; when given, the new access token carries only those (the grant and
+	// the new refresh token keep the grant's).
 	RotateRefreshToken(ctx context.Context, hash []byte, clientID string, scopes []string, access, refresh IssuedToken) (*OAuthGrant, error)
 	// AuthenticateAccessToken returns what a plain access token stands for, or EUNAUTHORIZED.
 	AuthenticateAccessToken(ctx context.Context, plain string) (*AccessToken, error)

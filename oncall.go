@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -22,6 +23,39 @@ const (
 	MaxEscalationLevel          = 10
 	DefaultEscalateAfterMinutes = 15
 )
+
+// Configuration limits (CONTRACT §2). With MaxPayloadFields and MaxPayloadBytes they bound
+// what one message can make the service send and store: every delivery method of a level
+// gets its own rendered body.
+const (
+	// MaxOnCallContactsPerAccount is the most on-call contacts an account may have at once
+	// (deleted ones do not count). The store checks it, as it needs the account's count.
+	MaxOnCallContactsPerAccount = 100
+	// MaxDeliveryMethodsPerContact is the most delivery methods one contact may have.
+	MaxDeliveryMethodsPerContact = 10
+	// MaxPayloadValueLength is the longest data value (its template, before rendering).
+	MaxPayloadValueLength = 10000
+)
+
+// Replays of deliveries are limited per account: each one sends a stored body (up to
+// MaxPayloadBytes) again at once, so without a limit a customer could turn the service into a
+// bandwidth amplifier towards any URL.
+const (
+	ReplayRateLimit  = 30          // replays per window per account
+	ReplayRateWindow = time.Minute // the window
+)
+
+// ReplayLimitKey is the rate-limit key of replays of an account's deliveries.
+func ReplayLimitKey(accountID int64) string { return fmt.Sprintf("replay|%d", accountID) }
+
+// ReplayLimited is the error of a replay refused by the rate limit.
+func ReplayLimited(d RateDecision) *Error {
+	// Whole seconds, rounded up: a retry before the window turns would be refused again.
+	retry := time.Duration(math.Ceil(max(d.Reset, time.Second).Seconds())) * time.Second
+	return &Error{Code: ERATELIMITED, RetryAfter: retry,
+		Message: fmt.Sprintf("too many replays: an account may replay at most %d deliveries in %d seconds", d.Limit, int(ReplayRateWindow/time.Second)),
+		Hint:    fmt.Sprintf("Retry in %d seconds (Retry-After).", int(retry/time.Second))}
+}
 
 // OnCallContact is someone a message is delivered to, in an escalation level of an account.
 type OnCallContact struct {
@@ -137,8 +171,8 @@ func ParseOnCallContactCreate(body []byte) (*OnCallContactCreate, error) {
 	if len(in.DeliveryMethods) == 0 {
 		v.Add("delivery_methods", "is required: at least one delivery method")
 	}
-	if len(in.DeliveryMethods) > 10 {
-		v.Add("delivery_methods", "must have at most 10 methods")
+	if len(in.DeliveryMethods) > MaxDeliveryMethodsPerContact {
+		v.Add("delivery_methods", fmt.Sprintf("must have at most %d methods", MaxDeliveryMethodsPerContact))
 	}
 	for i, raw := range in.DeliveryMethods {
 		if m, ok := parseDeliveryMethod(&v, fmt.Sprintf("delivery_methods[%d]", i), raw); ok {
@@ -197,8 +231,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 	} else if err := json.Unmarshal(in.Data, &m.Data); err != nil {
 		v.Add(prefix+".data", `must be a list of {"field": string, "value": string}`)
 	} else {
-		if len(m.Data) == 0 || len(m.Data) > 100 {
-			v.Add(prefix+".data", "must have from 1 to 100 fields")
+		if len(m.Data) == 0 || len(m.Data) > MaxPayloadFields {
+			v.Add(prefix+".data", fmt.Sprintf("must have from 1 to %d fields", MaxPayloadFields))
 		}
 		for i, f := range m.Data {
 			p := fmt.Sprintf("%s.data[%d]", prefix, i)
@@ -208,8 +242,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 			case len(f.Field) > 200:
 				v.Add(p+".field", "must be at most 200 characters")
 			}
-			if len(f.Value) > 10000 {
-				v.Add(p+".value", "must be at most 10000 characters")
+			if len(f.Value) > MaxPayloadValueLength {
+				v.Add(p+".value", fmt.Sprintf("must be at most %d characters", MaxPayloadValueLength))
 			} else if unknown := UnknownMergeVariables(f.Value); len(unknown) > 0 {
 				v.Add(p+".value", "unknown merge variable "+strings.Join(unknown, ", ")+
 					"; use {{message.<field>}}, {{message.answers.<question>}}, {{account.number}}, {{account.name}} or {{contact.name}}")

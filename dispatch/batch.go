@@ -52,7 +52,8 @@ func (b *BatchRunner) Tick(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, j := range jobs {
-		if err := b.Store.CompleteBatchJob(ctx, j.ID, b.Execute(ctx, j.Sandbox, j.Requests), b.Now()); err != nil {
+		resps := answerdesk.CapBatchResponses(b.Execute(ctx, j.Sandbox, j.Requests), answerdesk.MaxBatchJobResponseBytes)
+		if err := b.Store.CompleteBatchJob(ctx, j.ID, resps, b.Now()); err != nil {
 			return len(jobs), err
 		}
 	}

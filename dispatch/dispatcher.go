@@ -99,7 +99,9 @@ func (d *Dispatcher) send(ctx context.Context, c *answerdesk.ClaimedDelivery) *a
 	}
 	o := &answerdesk.DeliveryOutcome{Delivery: c, At: d.Now(), HTTPStatus: res.StatusCode, Duration: res.Duration, Excerpt: res.Excerpt}
 	if res.Err != nil {
-		o.Error = res.Err.Error()
+		// The customer sees the summary; the error itself may name the service's resolver and
+		// the addresses it resolved, so it goes to the operator's log only.
+		o.Error = res.Summary
 	}
 	switch res.Outcome() {
 	case WebhookDelivered:
@@ -120,7 +122,7 @@ func (d *Dispatcher) send(ctx context.Context, c *answerdesk.ClaimedDelivery) *a
 		o.Status = answerdesk.DispatchFailed
 	}
 	if o.Status != answerdesk.DispatchDelivered {
-		d.Logger.Warn("dispatch attempt", "delivery", c.UUID, "url", c.URL, "status", res.StatusCode, "error", o.Error, "outcome", o.Status)
+		d.Logger.Warn("dispatch attempt", "delivery", c.UUID, "url", c.URL, "status", res.StatusCode, "error", o.Error, "cause", res.Err, "outcome", o.Status)
 	}
 	return o
 }

@@ -68,7 +68,7 @@ func newDispatcher(app *testapp.App) *dispatch.Dispatcher {
 	return &dispatch.Dispatcher{Queue: app.Dispatch, Client: client, Now: app.Clock.Now, Logger: quiet}
 }
 
-func addContact(t *testing.T, app *testapp.App, body string) *answerdesk.OnCallContact {
+func addContact(t testing.TB, app *testapp.App, body string) *answerdesk.OnCallContact {
 	t.Helper()
 	in, err := answerdesk.ParseOnCallContactCreate([]byte(body))
 	if err != nil {
@@ -430,5 +430,48 @@ func TestTakeoverKeepsTheRetrySchedule(t *testing.T) {
 	dispatchTick(t, d) // the first backoff is 5 s, not the second one (30 s)
 	if dl := deliveries(t, app, m.ID)[0]; dl.Status != "delivered" || len(dl.Attempts) != 2 {
 		t.Fatalf("after takeover: status %s, %d attempts", dl.Status, len(dl.Attempts))
+	}
+}
+
+// TestDeliveryErrorsHideInternalAddresses: issue 12 finding 4. The error stored on an attempt,
+// shown in GET /api/v2/dispatch-deliveries, is a category and the host the customer
+// configured, never the address the service resolved it to (nor its resolver).
+func TestDeliveryErrorsHideInternalAddresses(t *testing.T) {
+	closed := newReceiver(t, 200)
+	closedURL := strings.Replace(closed.URL, "127.0.0.1", "localhost", 1) + "/hook"
+	closedHost := strings.TrimPrefix(strings.Replace(closed.URL, "127.0.0.1", "localhost", 1), "http://")
+	closed.Close() // nothing listens there any more
+	tests := []struct {
+		name         string
+		allowPrivate bool
+		url          string
+		want         string
+	}{
+		{"refused_connection", true, closedURL, "connect: refused by " + closedHost},
+		{"private_destination", false, closedURL, "blocked: " + closedHost + " resolves to a private, loopback or reserved address, which deliveries may not reach"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			app := testapp.New(t)
+			addContact(t, app, contactJSON(1, "A", tc.url, ""))
+			m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+			d := newDispatcher(app)
+			d.Client = dispatch.NewWebhookClient("test", tc.allowPrivate)
+			dispatchTick(t, d)
+			r := app.Do(t, "GET", fmt.Sprint("/api/v2/dispatch-deliveries?message_id=", m.ID), app.Alice.Token, nil)
+			for _, leak := range []string{"127.0.0.1", "::1", "dial tcp", " on "} {
+				if strings.Contains(string(r.Body), leak) {
+					t.Errorf("the delivery log shows %q: %s", leak, r.Body)
+				}
+			}
+			var l struct{ Data []answerdesk.DispatchDelivery }
+			r.JSON(t, &l)
+			if len(l.Data) != 1 || len(l.Data[0].Attempts) != 1 || l.Data[0].Attempts[0].Error == nil {
+				t.Fatalf("deliveries %s", r.Body)
+			}
+			if got := *l.Data[0].Attempts[0].Error; got != tc.want {
+				t.Fatalf("attempt error %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -48,6 +49,11 @@ type WebhookResult struct {
 	// client's Now), capped at 24 h; 0 when absent, invalid or in the past.
 	RetryAfter time.Duration
 	Err        error // network, timeout, SSRF or invalid-request error; nil when a response arrived
+	// Summary says what Err was in words safe to show the customer: a category and the host
+	// they configured ("dns: no such host hooks.example.com", "timeout after 10s waiting for
+	// hooks.example.com"), never an address the service resolved, its resolver, or other
+	// internals, which Err may hold (log Err, store Summary). "" when Err is nil.
+	Summary string
 }
 
 // Webhook outcomes.
@@ -65,6 +71,9 @@ var (
 	// ErrWebhookInvalid marks a webhook that cannot be sent as configured (unparsable URL,
 	// malformed header, bad signing secret). Retrying cannot help.
 	ErrWebhookInvalid = errors.New("invalid webhook")
+	// errAddressBlocked marks the SSRF guard's refusal of a resolved address (with
+	// ErrWebhookRefused), as opposed to a refused scheme.
+	errAddressBlocked = errors.New("destination address not allowed")
 )
 
 const (
@@ -138,7 +147,7 @@ func webhookGuard() func(network, address string, _ syscall.RawConn) error {
 	g := ssrf.New(ssrf.WithAnyPort())
 	return func(network, address string, c syscall.RawConn) error {
 		if err := g.Safe(network, address, c); err != nil {
-			return fmt.Errorf("%w: %w", ErrWebhookRefused, err)
+			return fmt.Errorf("%w: %w: %w", ErrWebhookRefused, errAddressBlocked, err)
 		}
 		return nil
 	}
@@ -205,11 +214,11 @@ func (c *WebhookClient) Send(ctx context.Context, w *Webhook) WebhookResult {
 
 	req, err := c.newRequest(ctx, w)
 	if err != nil {
-		return WebhookResult{Err: err, Duration: time.Since(start)}
+		return WebhookResult{Err: err, Summary: summarizeWebhookError(err, w.URL, timeout), Duration: time.Since(start)}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return WebhookResult{Err: err, Duration: time.Since(start)}
+		return WebhookResult{Err: err, Summary: summarizeWebhookError(err, w.URL, timeout), Duration: time.Since(start)}
 	}
 	r := WebhookResult{StatusCode: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), c.now())}
 	// A body cut short (timeout, reset) still leaves the status, which is what counts.
@@ -221,22 +230,105 @@ func (c *WebhookClient) Send(ctx context.Context, w *Webhook) WebhookResult {
 	return r
 }
 
+// summarizeWebhookError describes a failed attempt as a category and the host of the
+// configured URL. The text of err is never used: Go's network errors name the resolver
+// ("lookup x on 10.0.0.2:53") and the resolved addresses ("dial tcp 127.0.0.1:8080"), which
+// are the service's internals, not the customer's to see.
+func summarizeWebhookError(err error, rawURL string, timeout time.Duration) string {
+	host := "the endpoint"
+	if u, perr := url.Parse(rawURL); perr == nil && u.Host != "" {
+		host = u.Host
+	}
+	var (
+		dnsErr      *net.DNSError
+		unknownCA   x509.UnknownAuthorityError
+		hostnameErr x509.HostnameError
+		invalidCert x509.CertificateInvalidError
+		recordErr   tls.RecordHeaderError
+		alertErr    tls.AlertError
+		certErr     *tls.CertificateVerificationError
+		netErr      net.Error
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, errAddressBlocked):
+		return "blocked: " + host + " resolves to a private, loopback or reserved address, which deliveries may not reach"
+	case errors.Is(err, ErrWebhookRefused):
+		return "blocked: the URL's scheme is not http or https"
+	case errors.Is(err, ErrWebhookInvalid):
+		return "invalid: " + invalidReason(err)
+	case errors.As(err, &dnsErr):
+		switch {
+		case dnsErr.IsNotFound:
+			return "dns: no such host " + host
+		case dnsErr.IsTimeout:
+			return "dns: lookup timed out for " + host
+		}
+		return "dns: lookup failed for " + host
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Sprintf("timeout after %s waiting for %s", timeout, host)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connect: refused by " + host
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connect: connection reset by " + host
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "connect: " + host + " is unreachable"
+	case errors.As(err, &hostnameErr):
+		return "tls: the certificate of " + host + " is not valid for that name"
+	case errors.As(err, &unknownCA):
+		return "tls: the certificate of " + host + " is signed by an unknown authority"
+	case errors.As(err, &invalidCert):
+		return "tls: the certificate of " + host + " is invalid (expired, not yet valid or not for a server)"
+	case errors.As(err, &certErr):
+		return "tls: the certificate of " + host + " could not be verified"
+	case errors.As(err, &recordErr), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http replaces the tls.RecordHeaderError with that unwrapped message.
+		return "tls: " + host + " did not answer with TLS (is the URL http rather than https?)"
+	case errors.As(err, &alertErr):
+		return "tls: the handshake with " + host + " failed"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "http: " + host + " closed the connection without an answer"
+	}
+	return "network: the request to " + host + " failed"
+}
+
+// invalidReason is what made a webhook unsendable as configured, in the customer's terms.
+func invalidReason(err error) string {
+	switch {
+	case errors.Is(err, errInvalidURL):
+		return "the URL cannot be parsed or has no host"
+	case errors.Is(err, errInvalidHeader):
+		return "a configured header is malformed"
+	case errors.Is(err, errInvalidSecret):
+		return "the signing secret is not valid"
+	}
+	return "the request cannot be built from the method's configuration"
+}
+
+// Reasons of ErrWebhookInvalid, for summarizeWebhookError.
+var (
+	errInvalidURL    = errors.New("bad url")
+	errInvalidHeader = errors.New("bad header")
+	errInvalidSecret = errors.New("bad signing secret")
+)
+
 // newRequest renders w as an http.Request; its errors wrap ErrWebhookRefused or
 // ErrWebhookInvalid.
 func (c *WebhookClient) newRequest(ctx context.Context, w *Webhook) (*http.Request, error) {
 	u, err := url.Parse(w.URL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: url: %w", ErrWebhookInvalid, err)
+		return nil, fmt.Errorf("%w: %w: %w", ErrWebhookInvalid, errInvalidURL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("%w: scheme %q is not http or https", ErrWebhookRefused, u.Scheme)
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("%w: url %q has no host", ErrWebhookInvalid, w.URL)
+		return nil, fmt.Errorf("%w: %w: url %q has no host", ErrWebhookInvalid, errInvalidURL, w.URL)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytesReader(w.Body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrWebhookInvalid, err)
+		return nil, fmt.Errorf("%w: %w: %w", ErrWebhookInvalid, errInvalidURL, err)
 	}
 	ct := w.ContentType
 	if ct == "" {
@@ -248,7 +340,7 @@ func (c *WebhookClient) newRequest(ctx context.Context, w *Webhook) (*http.Reque
 			continue
 		}
 		if !validHeaderName(name) || !validHeaderValue(value) {
-			return nil, fmt.Errorf("%w: header %q is malformed", ErrWebhookInvalid, name)
+			return nil, fmt.Errorf("%w: %w: header %q is malformed", ErrWebhookInvalid, errInvalidHeader, name)
 		}
 		req.Header.Set(name, value)
 	}
@@ -359,10 +451,10 @@ func utf8Excerpt(b []byte, max int) string {
 func SignWebhook(secret, id string, timestamp int64, body []byte) (string, error) {
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, webhookSecretPrefix))
 	if err != nil {
-		return "", fmt.Errorf("%w: signing secret is not base64: %w", ErrWebhookInvalid, err)
+		return "", fmt.Errorf("%w: %w: signing secret is not base64: %w", ErrWebhookInvalid, errInvalidSecret, err)
 	}
 	if len(key) == 0 {
-		return "", fmt.Errorf("%w: signing secret is empty", ErrWebhookInvalid)
+		return "", fmt.Errorf("%w: %w: signing secret is empty", ErrWebhookInvalid, errInvalidSecret)
 	}
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(id))

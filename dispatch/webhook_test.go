@@ -578,8 +578,8 @@ func TestSSRFGuardDNSRebinding(t *testing.T) {
 }
 
 // startFakeDNS serves DNS over UDP on 127.0.0.1: the n-th A query is answered with answers[n]
-// (the last one once they run out), AAAA and other queries with no records. It returns the
-// server's address.
+// (the last one once they run out), AAAA and other queries with no records; with no answers,
+// every query is NXDOMAIN (no such host). It returns the server's address.
 func startFakeDNS(t *testing.T, answers []netip.Addr) string {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -614,7 +614,9 @@ func startFakeDNS(t *testing.T, answers []netip.Addr) string {
 			resp = append(resp, 0x84|(q[2]&0x01), 0x80) // QR, AA, RD as asked; RA; NOERROR
 			resp = append(resp, 0, 1, 0, 0, 0, 0, 0, 0) // 1 question, answers set below
 			resp = append(resp, q[12:end]...)           // the question
-			if qtype == 1 {
+			if len(answers) == 0 {
+				resp[3] |= 3 // RCODE NXDOMAIN
+			} else if qtype == 1 {
 				a := answers[min(n, len(answers)-1)]
 				n++
 				resp[7] = 1
@@ -626,4 +628,98 @@ func startFakeDNS(t *testing.T, answers []netip.Addr) string {
 		}
 	}()
 	return pc.LocalAddr().String()
+}
+
+// TestWebhookErrorSummary: issue 12 finding 4. An attempt's stored error showed the service's
+// resolver ("lookup x on 10.x.x.x:53") and the addresses it resolved. Each real failure
+// below still has those in Err (for the operator's log), while Summary, what the customer
+// sees, holds a category and the host of the configured URL only.
+func TestWebhookErrorSummary(t *testing.T) {
+	nxdomain := startFakeDNS(t, nil)
+	nxResolver := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", nxdomain)
+	}}
+	dnsClient := newWebhookClient("v", webhookLoopbackOnly(nil, new([]string), &sync.Mutex{}), nxResolver)
+	t.Cleanup(dnsClient.CloseIdleConnections)
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	_ = closed.Close()
+
+	hang := startWebhookReceiver(t, &webhookReceiver{respond: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }})
+	plain := startWebhookReceiver(t, &webhookReceiver{})
+	tlsSrv := httptest.NewTLSServer(&webhookReceiver{})
+	t.Cleanup(tlsSrv.Close)
+	hangup, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hangup.Close() })
+	go func() {
+		for {
+			c, err := hangup.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 4096)) // the request, then no answer at all
+			_ = c.Close()
+		}
+	}()
+	guarded := NewWebhookClient("v", false)
+	t.Cleanup(guarded.CloseIdleConnections)
+	private := privateWebhookClient(t)
+	fast := privateWebhookClient(t)
+	fast.Timeout = 200 * time.Millisecond
+	hostOf := func(u string) string { return strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://") }
+
+	tests := []struct {
+		name     string
+		client   *WebhookClient
+		webhook  Webhook
+		want     string
+		internal string // what Err shows and Summary must not
+	}{
+		{"dns_no_such_host_names_the_host_not_the_resolver", dnsClient, Webhook{URL: "https://hooks.answerdesk.test/in"},
+			"dns: no such host hooks.answerdesk.test", " on "}, // "lookup <host> on <the service's resolver>:53"
+		{"refused_connection_names_the_host_not_the_address", private, Webhook{URL: fmt.Sprintf("http://localhost:%d/in", closedPort)},
+			fmt.Sprintf("connect: refused by localhost:%d", closedPort), "127.0.0.1"},
+		{"private_destination_is_blocked_without_the_address", guarded, Webhook{URL: strings.Replace(plain.URL, "127.0.0.1", "localhost", 1)},
+			"blocked: " + hostOf(strings.Replace(plain.URL, "127.0.0.1", "localhost", 1)) + " resolves to a private, loopback or reserved address, which deliveries may not reach", "127.0.0.1"},
+		{"timeout_says_how_long", fast, Webhook{URL: hang.URL}, "timeout after 200ms waiting for " + hostOf(hang.URL), "deadline"},
+		{"https_to_a_plain_server", private, Webhook{URL: strings.Replace(plain.URL, "http://", "https://", 1)},
+			"tls: " + hostOf(plain.URL) + " did not answer with TLS (is the URL http rather than https?)", "HTTP response"},
+		{"untrusted_certificate", private, Webhook{URL: tlsSrv.URL}, "tls: the certificate of " + hostOf(tlsSrv.URL) + " is signed by an unknown authority", "x509"},
+		{"connection_closed_without_an_answer", private, Webhook{URL: "http://" + hangup.Addr().String() + "/"},
+			"http: " + hangup.Addr().String() + " closed the connection without an answer", "EOF"},
+		{"malformed_header", private, Webhook{URL: plain.URL, Headers: map[string]string{"X-A": "a\r\nb"}}, "invalid: a configured header is malformed", "X-A"},
+		{"bad_signing_secret", private, Webhook{URL: plain.URL, SigningSecret: "whsec_!!"}, "invalid: the signing secret is not valid", "base64"},
+		{"scheme_not_http", private, Webhook{URL: "ftp://files.example.com/x"}, "blocked: the URL's scheme is not http or https", "ftp"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.webhook.ID = "summary"
+			r := tc.client.Send(context.Background(), &tc.webhook)
+			if r.Err == nil {
+				t.Fatalf("no error: %+v", r)
+			}
+			if r.Summary != tc.want {
+				t.Errorf("summary %q, want %q (error %v)", r.Summary, tc.want, r.Err)
+			}
+			if !strings.Contains(r.Err.Error(), tc.internal) {
+				t.Errorf("error %q does not show %q: the case does not reproduce the leak", r.Err, tc.internal)
+			}
+			for _, leak := range []string{tc.internal, "127.0.0.1", "[::1]", ":53", " on "} {
+				if leak != "" && strings.Contains(r.Summary, leak) && !strings.Contains(tc.want, leak) {
+					t.Errorf("summary %q shows %q", r.Summary, leak)
+				}
+			}
+		})
+	}
+	if got := (WebhookResult{StatusCode: 200}).Summary; got != "" {
+		t.Errorf("summary of a response %q", got)
+	}
 }

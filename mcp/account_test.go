@@ -49,13 +49,16 @@ type grant struct {
 	scopes []string
 }
 
-func serveAccount(t *testing.T) *accountServer {
+func serveAccount(t *testing.T, mutate ...func(*Config)) *accountServer {
 	t.Helper()
 	app := testapp.New(t)
 	srv := httptest.NewUnstartedServer(nil)
 	s := &accountServer{App: app, url: "http://" + srv.Listener.Addr().String() + "/mcp/account", grants: map[string]grant{}}
 	cfg := testConfig(t, "http://"+srv.Listener.Addr().String())
 	cfg.Authenticate = s.authenticate
+	for _, m := range mutate {
+		m(&cfg)
+	}
 	h := Handler(NewAccountServer(cfg, AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
 	srv.Config.Handler = h
 	srv.Start()

@@ -34,7 +34,7 @@ func NewDocsServer(cfg Config) *server.MCPServer {
 		panic("mcp: NewDocsServer needs Config.Site")
 	}
 	s := newServer("answerdesk-docs", "answerdesk documentation", cfg, docsInstructions,
-		server.WithResourceCapabilities(false, false))
+		append(publicBudget(cfg), server.WithResourceCapabilities(false, false))...)
 	d := &docs{cfg: cfg, base: cfg.base()}
 	if cfg.LLMURL != "" {
 		d.llm = &llm.Client{URL: cfg.LLMURL, Model: cfg.LLMModel, Key: cfg.LLMKey, HTTP: cfg.HTTPClient}

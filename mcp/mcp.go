@@ -59,6 +59,16 @@ type Config struct {
 	// replica with the same key accepts it; nil: a random key of this process).
 	SessionKey []byte
 
+	// Limiter, when set, makes every tool call of the public and docs servers (not the
+	// account server's) spend one
+	// request of the client's public API allowance (answerdesk.PublicRateBucket, keyed by
+	// the answerdesk.ClientKey the HTTP layer put in the request's context): the same
+	// limiter instance and key as /api/v1, so the MCP tools are no way around its limit.
+	// Over the limit a call answers a tool error naming the seconds to wait.
+	Limiter answerdesk.RateLimiter
+	// Now is the clock of the rate limit; nil: time.Now.
+	Now func() time.Time
+
 	// Authenticate, when set, wraps the MCP handler after the Host and Origin guard: the
 	// account server's bearer check, which puts the *answerdesk.Caller in the request's
 	// context for the tools. A foreign Origin is refused before credentials are looked at.
@@ -324,6 +334,46 @@ func newServer(name, title string, cfg Config, instructions string, extra ...ser
 		opts = append(opts, server.WithOutputSchemaValidation())
 	}
 	return server.NewMCPServer(name, cfg.version(), append(opts, extra...)...)
+}
+
+// publicBudget is the server option of the public and docs servers (never the account
+// server, whose callers are signed in) that makes their tool calls spend the public API's
+// per-client allowance; none when cfg has no Limiter.
+func publicBudget(cfg Config) []server.ServerOption {
+	if cfg.Limiter == nil {
+		return nil
+	}
+	return []server.ServerOption{server.WithToolHandlerMiddleware(rateLimitCalls(cfg))}
+}
+
+// rateLimitCalls spends one request of the caller's public allowance per tool call, and
+// refuses the call with a tool error naming the retry time when the client is over it.
+func rateLimitCalls(cfg Config) server.ToolHandlerMiddleware {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	logger := cfg.logger()
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			client := answerdesk.ClientKeyFromContext(ctx)
+			if client == "" {
+				client = "unknown" // not mounted behind the HTTP layer: one shared budget
+			}
+			d, err := cfg.Limiter.Take(ctx, answerdesk.RateKey(answerdesk.PublicRateBucket, client), 1, now())
+			if err != nil {
+				logger.ErrorContext(ctx, "mcp rate limit", "err", err)
+				return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later."), nil
+			}
+			if !d.Allowed {
+				retry := int((d.Reset + time.Second - 1) / time.Second)
+				return mcpgo.NewToolResultError(fmt.Sprintf(
+					"rate_limited: over the limit of %d requests per minute for this client (shared with the public API /api/v1). Retry in %d seconds.",
+					d.Limit, retry)), nil
+			}
+			return next(ctx, req)
+		}
+	}
 }
 
 // logCalls logs every tool call at debug level, and the calls that fail inside the server.

@@ -32,7 +32,7 @@ func NewPublicServer(cfg Config) *server.MCPServer {
 	if cfg.Site == nil {
 		panic("mcp: NewPublicServer needs Config.Site")
 	}
-	s := newServer("answerdesk-public", "answerdesk public", cfg, publicInstructions)
+	s := newServer("answerdesk-public", "answerdesk public", cfg, publicInstructions, publicBudget(cfg)...)
 	p := &publicTools{cfg: cfg, base: cfg.base()}
 	s.AddTools(
 		p.getCompanyInfo(),

@@ -30,6 +30,7 @@ type authError struct {
 	code, desc  string
 	redirectURI string
 	state       string
+	clientID    string // the client the redirect would answer, when known
 }
 
 func (e *authError) Error() string { return e.code + ": " + e.desc }
@@ -62,7 +63,7 @@ func (s *Server) parseAuthRequest(r *http.Request, q url.Values) (*authRequest, 
 		return nil, &authError{code: "invalid_request", desc: "The redirect_uri is not one the application registered."}
 	}
 	fail := func(code, desc string) error {
-		return &authError{redirect: true, code: code, desc: desc, redirectURI: redirect, state: q.Get("state")}
+		return &authError{redirect: true, code: code, desc: desc, redirectURI: redirect, state: q.Get("state"), clientID: c.ID}
 	}
 	for _, p := range authParams {
 		if len(q[p]) > 1 {
@@ -147,6 +148,36 @@ func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
 	s.redirectWith(w, r, ae.redirectURI, ae.state, url.Values{"error": {ae.code}, "error_description": {ae.desc}})
 }
 
+// trustRedirect decides whether a failed authorization request may go back to the client.
+// Anyone can register a client with any https redirect URI, so answering a bad request
+// with a redirect would make this server an open redirector (RFC 9700 §4.11): a link to
+// /oauth/authorize, or to /login?return_to= it, would bounce a user to any site under
+// answerdesk's name. Errors are redirected only when the signed-in user has already
+// consented to that client (a live grant): the user has trusted that destination before.
+// Otherwise the error page is shown.
+func (s *Server) trustRedirect(r *http.Request, sess *answerdesk.Session, err error) error {
+	var ae *authError
+	if !errors.As(err, &ae) || !ae.redirect {
+		return err
+	}
+	ae.redirect = false
+	if sess == nil || ae.clientID == "" {
+		return err
+	}
+	grants, gerr := s.Store.ListGrants(r.Context(), sess.UserID)
+	if gerr != nil {
+		s.logger().Error("authorize: list grants", "err", gerr)
+		return err
+	}
+	for _, g := range grants {
+		if g.ClientID == ae.clientID {
+			ae.redirect = true
+			break
+		}
+	}
+	return err
+}
+
 type consentView struct {
 	Title, ClientName, Email, CSRF string
 	// Publisher is the host of a client ID metadata document; empty for a client that
@@ -158,8 +189,12 @@ type consentView struct {
 	Loopback    bool
 	// Mismatch warns that a metadata document sends the answer to another host than its own.
 	Mismatch bool
-	Scopes   []string
-	Params   []struct{ Name, Value string }
+	// Provenance says where the client came from, beside its self-chosen name, so that a
+	// name such as "Claude Desktop (verified by answerdesk)" cannot pass for a fact: the
+	// host of a metadata document, or the date a self-registered client registered.
+	Provenance string
+	Scopes     []string
+	Params     []struct{ Name, Value string }
 }
 
 // authorize shows the consent page, after sign-in when there is no session.
@@ -167,14 +202,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	sess := s.CurrentSession(r)
 	req, err := s.parseAuthRequest(r, r.URL.Query())
 	if err != nil {
-		// Anyone can register a redirect URI, so a bad request would make this server an
-		// open redirector (RFC 9700 §4.11.1); errors go back to the client automatically only
-		// for a signed-in user, and are shown otherwise.
-		var ae *authError
-		if errors.As(err, &ae) && sess == nil {
-			ae.redirect = false
-		}
-		s.authFailed(w, r, err)
+		s.authFailed(w, r, s.trustRedirect(r, sess, err))
 		return
 	}
 	if sess == nil {
@@ -194,6 +222,11 @@ func (s *Server) renderConsent(w http.ResponseWriter, req *authRequest, sess *an
 			v.Publisher = u.Hostname()
 			v.Mismatch = !v.Loopback && !strings.EqualFold(u.Hostname(), redirect.Hostname())
 		}
+	}
+	if v.Publisher != "" {
+		v.Provenance = "From " + v.Publisher + " (its client ID metadata document is published there)"
+	} else {
+		v.Provenance = "Registered on " + req.client.CreatedAt.UTC().Format("2 January 2006") + ", unverified: it answers to " + v.Destination
 	}
 	for _, sc := range req.scopes {
 		v.Scopes = append(v.Scopes, answerdesk.ScopeDescriptions[sc]+" ("+sc+")")
@@ -224,7 +257,7 @@ func (s *Server) authorizeDecision(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := s.parseAuthRequest(r, r.PostForm)
 	if err != nil {
-		s.authFailed(w, r, err)
+		s.authFailed(w, r, s.trustRedirect(r, sess, err))
 		return
 	}
 	switch r.PostFormValue("decision") {

@@ -128,7 +128,8 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 		verifier := oauth2.GenerateVerifier()
 		p := b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 		p = b.signIn(p, app.Alice.Email, "test-password")
-		if !strings.Contains(p.body, "Metadata Assistant") || !strings.Contains(p.body, "Published by <strong>127.0.0.1</strong>") {
+		if !strings.Contains(p.body, "Metadata Assistant") || !strings.Contains(p.body, "Published by <strong>127.0.0.1</strong>") ||
+			!strings.Contains(p.body, "From 127.0.0.1 (its client ID metadata document is published there)") {
 			t.Fatalf("consent page does not name the client and its URL: %.600s", p.body)
 		}
 		q := callback(t, b.decide(p, "allow"), redirect)

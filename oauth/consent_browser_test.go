@@ -47,7 +47,7 @@ func TestConsentInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form[action="/login"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[name="decision"][value="allow"]`)))
 	heading := browsertest.Run(t, ctx, "consent heading", chromedp.Text(chromedp.CSS("h1")))
-	if heading != "Allow Browser Assistant to use your answerdesk account?" {
+	if heading != "Allow “Browser Assistant” to use your answerdesk account?" {
 		t.Errorf("heading %q", heading)
 	}
 	browsertest.FitCheck(t, ctx, "consent")

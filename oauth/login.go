@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -191,9 +190,9 @@ func (s *Server) signInLimits(email string, r *http.Request) []signInLimit {
 	return out
 }
 
-// clientAddress is the address sign-ins and registrations are counted against:
-// ClientAddress (which knows the trusted proxies) or the peer, with IPv6 addresses cut to
-// their /64, which one customer line usually holds whole.
+// clientAddress is the key sign-ins and registrations are counted against: ClientAddress
+// (which knows the trusted proxies) or the peer, bucketed as every per-client limit is
+// (answerdesk.ClientKey: IPv6 per /64).
 func (s *Server) clientAddress(r *http.Request) string {
 	var host string
 	if s.ClientAddress != nil {
@@ -203,15 +202,7 @@ func (s *Server) clientAddress(r *http.Request) string {
 	} else {
 		host = r.RemoteAddr
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	if a = a.Unmap(); a.Is6() {
-		p, _ := a.Prefix(64)
-		return p.String()
-	}
-	return a.String()
+	return answerdesk.ClientKey(host)
 }
 
 // keyLocks serialise the sign-in attempts that share a throttle key (in this process).

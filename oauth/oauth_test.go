@@ -340,8 +340,22 @@ func TestAuthorizeRefusals(t *testing.T) {
 		{"another resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }, "invalid_target"},
 		{"this server, another path", func(q url.Values) { q.Set("resource", app.Server.URL+"/api/v2") }, "invalid_target"},
 	}
+	// Until the user has consented to the client, errors are shown, never redirected: any
+	// one can register a client (RFC 9700 §4.11).
 	for _, tc := range redirected {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name+", before consent, is shown", func(t *testing.T) {
+			p := b.get(authURL(tc.mod))
+			if p.status != http.StatusBadRequest || p.header.Get("Location") != "" || !strings.Contains(p.body, "Authorization failed") {
+				t.Errorf("got %d Location %q", p.status, p.header.Get("Location"))
+			}
+		})
+	}
+	code := authorize(t, b, cfg, verifier, app.Alice.Email)
+	if _, err := cfg.Exchange(context.Background(), code, oauth2.VerifierOption(verifier)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range redirected {
+		t.Run(tc.name+", after consent, goes back to the client", func(t *testing.T) {
 			q := callback(t, b.get(authURL(tc.mod)), cfg.RedirectURL)
 			if q.Get("error") != tc.code || q.Get("state") != "st" || q.Get("iss") != app.Server.URL {
 				t.Errorf("callback = %v, want error %s with state and iss", q, tc.code)
@@ -548,6 +562,135 @@ func TestSignIn(t *testing.T) {
 			t.Errorf("after the window: %s %d", p.url, p.status)
 		}
 	})
+}
+
+// TestAuthorizeOpenRedirect: issue 12, finding 1. A client anyone registered with an https
+// redirect URI cannot use the authorization endpoint to bounce users to it: a bad request
+// is shown as an error page unless the signed-in user has consented to that client,
+// directly and chained after /login?return_to=.
+func TestAuthorizeOpenRedirect(t *testing.T) {
+	app := newApp(t)
+	evil := "https://evil.example/landing"
+	status, out := register(t, app, map[string]any{"client_name": "Totally Legit", "redirect_uris": []string{evil}, "token_endpoint_auth_method": "none"})
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %v", status, out)
+	}
+	attack := "/oauth/authorize?" + url.Values{"client_id": {out["client_id"].(string)}, "response_type": {"x"}}.Encode()
+	tests := []struct {
+		name string
+		open func(t *testing.T) page
+	}{
+		{"signed_in_user_sent_to_the_endpoint", func(t *testing.T) page {
+			b := newBrowser(t, app)
+			b.signIn(b.get("/login"), app.Alice.Email, "test-password")
+			return b.get(attack)
+		}},
+		{"chained_after_sign_in", func(t *testing.T) page {
+			b := newBrowser(t, app)
+			p := b.get("/login?return_to=" + url.QueryEscape(attack))
+			return b.signIn(p, app.Alice.Email, "test-password")
+		}},
+		{"signed_out", func(t *testing.T) page {
+			return newBrowser(t, app).get(attack)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.open(t)
+			if loc := p.header.Get("Location"); strings.HasPrefix(loc, "https://evil.example") || p.url.Host == "evil.example" {
+				t.Fatalf("redirected to the registered client: %d %q", p.status, loc)
+			}
+			if tt.name != "signed_out" && (p.status != http.StatusBadRequest || !strings.Contains(p.body, "Authorization failed")) {
+				t.Fatalf("want the error page, got %d at %s: %.300s", p.status, p.url, p.body)
+			}
+		})
+	}
+}
+
+// TestRefreshNarrowsScope: issue 12, finding 8. A refresh asking for fewer scopes gets an
+// access token with only those (RFC 6749 §6); the refresh token keeps the grant's, so a
+// later refresh without a scope gets them all back.
+func TestRefreshNarrowsScope(t *testing.T) {
+	app := newApp(t)
+	cfg := publicClient(t, app, "messages:read", "todos:read")
+	tok := tokenFor(t, app, cfg, app.Alice.Email)
+	ctx := context.Background()
+	resource := app.Server.URL + "/mcp/account"
+	refresh := func(refreshToken, scope string) map[string]any {
+		t.Helper()
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {cfg.ClientID}}
+		if scope != "" {
+			form.Set("scope", scope)
+		}
+		resp, err := http.PostForm(app.Server.URL+"/oauth/token", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("refresh with scope %q: %d %v", scope, resp.StatusCode, body)
+		}
+		return body
+	}
+	scopesOf := func(access string) []string {
+		t.Helper()
+		c, err := app.OAuth.AuthenticateBearer(ctx, access, resource)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Scopes
+	}
+	steps := []struct {
+		name, ask, want string
+	}{
+		{"narrower_scope_gives_a_narrower_access_token", "messages:read", "messages:read"},
+		{"no_scope_gives_the_grant_again", "", "messages:read todos:read"},
+		{"the_other_scope_alone", "todos:read", "todos:read"},
+	}
+	rt := tok.RefreshToken
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			body := refresh(rt, st.ask)
+			rt = body["refresh_token"].(string)
+			if body["scope"] != st.want {
+				t.Errorf("response scope %q, want %q", body["scope"], st.want)
+			}
+			if got := strings.Join(scopesOf(body["access_token"].(string)), " "); got != st.want {
+				t.Errorf("access token carries %q, want %q", got, st.want)
+			}
+		})
+	}
+}
+
+// TestConsentProvenance: issue 12, finding 9. A self-registered client chooses its own
+// name; the consent page says beside it where the client came from (registered on a date,
+// unverified, and the host it answers to), so the name alone cannot impersonate.
+func TestConsentProvenance(t *testing.T) {
+	app := newApp(t)
+	redirect := "https://claude.example.net/callback"
+	status, out := register(t, app, map[string]any{"client_name": "Claude Desktop (verified by answerdesk)",
+		"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+	if status != http.StatusCreated {
+		t.Fatalf("register: %d %v", status, out)
+	}
+	cfg := &oauth2.Config{ClientID: out["client_id"].(string), RedirectURL: redirect,
+		Endpoint: oauth2.Endpoint{AuthURL: app.Server.URL + "/oauth/authorize"}}
+	b := newBrowser(t, app)
+	p := b.signIn(b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier()))), app.Alice.Email, "test-password")
+	if p.status != http.StatusOK || !strings.Contains(p.body, `name="decision"`) {
+		t.Fatalf("no consent page: %d %.300s", p.status, p.body)
+	}
+	for _, want := range []string{
+		"Registered on 20 November 2026, unverified: it answers to https://claude.example.net",
+		"is the application's own choice; answerdesk vouches only for what this line says",
+		"registered itself with answerdesk, which has not verified",
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("consent page does not say %q: %.1200s", want, p.body)
+		}
+	}
 }
 
 func TestRefreshScope(t *testing.T) {

@@ -171,8 +171,9 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 		return
 	}
 	// Checked before rotating: a refused request must not cost the client its refresh token.
-	// A scope within the grant's is accepted; the grant keeps its scopes and the answer says
-	// which the new access token carries (RFC 6749 §6).
+	// A scope within the grant's is accepted (RFC 6749 §6): the new access token carries
+	// only the scopes asked for, while the grant and the new refresh token keep theirs, so a
+	// later refresh may ask for the rest again.
 	want, unknown := answerdesk.ParseScopes(r.PostFormValue("scope"))
 	if len(unknown) > 0 {
 		oauthError(w, http.StatusBadRequest, "invalid_scope", "unknown scope "+unknown[0])
@@ -192,8 +193,12 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 		s.grantFailed(w, err, "rotate refresh token")
 		return
 	}
+	scopes := g.Scopes
+	if len(want) > 0 {
+		scopes = want
+	}
 	writeJSON(w, http.StatusOK, tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int(answerdesk.AccessTokenTTL.Seconds()),
-		RefreshToken: refresh, Scope: strings.Join(g.Scopes, " ")})
+		RefreshToken: refresh, Scope: strings.Join(scopes, " ")})
 }
 
 // revoke is the revocation endpoint (RFC 7009).

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/go-chi/chi/v5"
@@ -105,9 +107,13 @@ func (a *publicAPI) batch(w http.ResponseWriter, r *http.Request) {
 	}
 	reqs, err := answerdesk.ParseBatch(body)
 	if err != nil {
-		var e *answerdesk.Error
-		errors.As(err, &e)
-		a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, e.Message, "", nil)
+		// ParseBatch's errors are domain errors naming the field; anything else is shown
+		// generically rather than dereferencing a nil *answerdesk.Error.
+		msg := "invalid parameter requests: the body is not a valid batch"
+		if e := (*answerdesk.Error)(nil); errors.As(err, &e) {
+			msg = e.Message
+		}
+		a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, msg, "", nil)
 		return
 	}
 	// Every operation counts toward the limit.
@@ -115,7 +121,13 @@ func (a *publicAPI) batch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if preferAsync(r) && a.s.Jobs != nil {
-		job, err := a.s.Jobs.CreateBatchJob(r.Context(), a.sandbox, reqs, a.s.Now())
+		job, err := a.s.Jobs.CreateBatchJob(r.Context(), a.s.ClientKey(r), a.sandbox, reqs, a.s.Now())
+		if qe := (*answerdesk.BatchQuotaError)(nil); errors.As(err, &qe) {
+			retry := int((qe.RetryAfter + time.Second - 1) / time.Second)
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+			a.s.writeErrorObject(w, http.StatusTooManyRequests, codeRateLimited, qe.Message, fmt.Sprintf("Wait %d seconds, or send the batch without Prefer: respond-async.", retry), nil)
+			return
+		}
 		if err != nil {
 			a.s.Error(w, r, err)
 			return

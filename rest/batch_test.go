@@ -2,17 +2,22 @@ package rest_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -159,5 +164,84 @@ func TestSandbox(t *testing.T) {
 	_, batch := post(t, ts.URL+"/api/sandbox/v1/batch", `{"requests":[{"id":"a","method":"GET","path":"/company"}]}`)
 	if batch["sandbox"] != true {
 		t.Fatalf("sandbox batch %v", batch)
+	}
+}
+
+// TestAsyncBatchBounds: issue 12, finding 5. Async batch jobs stored about 100 times their
+// request for 24 hours, with no bound per client. Now one client (an IPv6 /64 here) holds
+// at most MaxBatchJobsPerClient jobs and about MaxBatchJobBytesPerClient bytes; a job's
+// responses are at most MaxBatchJobResponseBytes; over the bound a new job is 429
+// rate_limited with Retry-After, while other clients are unaffected.
+func TestAsyncBatchBounds(t *testing.T) {
+	app := testapp.New(t)
+	site, err := content.Load(content.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := search.Build(site.Pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { index.Close() })
+	jobs := store.NewBatchJobs(app.DB)
+	srv := app.Rest
+	srv.Site, srv.Search, srv.Jobs = site, index, jobs
+	srv.Public.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	app.Server.Config.Handler = srv.Handler()
+	runner := &dispatch.BatchRunner{Store: jobs, Execute: srv.ExecuteBatch, Now: app.Clock.Now}
+
+	// The attack: ten searches of 50 results each, about 1.2 KB asking for ~140 KB.
+	var ops []string
+	for i, q := range []string{"plumbing", "dental", "calls", "after hours", "answering", "pricing", "law", "chat", "hvac", "messages"} {
+		ops = append(ops, fmt.Sprintf(`{"id":"s%d","method":"GET","path":"/search","query":{"q":%q,"limit":"50"}}`, i, q))
+	}
+	attack := `{"requests":[` + strings.Join(ops, ",") + `]}`
+	send := func(client string) (*http.Response, map[string]any) {
+		return post(t, app.Server.URL+"/api/v1/batch", attack, "Prefer", "respond-async", "X-Forwarded-For", client)
+	}
+	accepted, refused := 0, 0
+	for i := range 60 {
+		resp, body := send(fmt.Sprintf("2001:db8:1:2::%x", i+1)) // a new address of one /64 every time
+		switch resp.StatusCode {
+		case http.StatusAccepted:
+			accepted++
+			if _, err := runner.Tick(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		case http.StatusTooManyRequests:
+			refused++
+			if body["code"] != "rate_limited" || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Retry-After") == "0" {
+				t.Fatalf("refusal: %v %v", resp.Header, body)
+			}
+		default:
+			t.Fatalf("job %d: %d %v", i, resp.StatusCode, body)
+		}
+	}
+	if accepted > answerdesk.MaxBatchJobsPerClient || refused == 0 {
+		t.Fatalf("accepted %d, refused %d: want at most %d accepted", accepted, refused, answerdesk.MaxBatchJobsPerClient)
+	}
+	raw, err := sql.Open("sqlite", "file:"+app.DB.Path()+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var stored, largest int64
+	if err := raw.QueryRow(`SELECT coalesce(sum(length(requests) + length(coalesce(responses, ''))), 0),
+		coalesce(max(length(coalesce(responses, ''))), 0) FROM batch_jobs`).Scan(&stored, &largest); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("one /64: %d jobs accepted, %d refused, %d KiB stored, largest job %d KiB", accepted, refused, stored>>10, largest>>10)
+	if limit := int64(answerdesk.MaxBatchJobBytesPerClient + answerdesk.MaxBatchJobResponseBytes + 64<<10); stored > limit {
+		t.Fatalf("one client stores %d bytes, want at most %d", stored, limit)
+	}
+	if largest > answerdesk.MaxBatchJobResponseBytes {
+		t.Fatalf("a job stores %d bytes of responses, want at most %d", largest, answerdesk.MaxBatchJobResponseBytes)
+	}
+	if resp, body := send("203.0.113.5"); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("another client: %d %v", resp.StatusCode, body)
+	}
+	app.Clock.Advance(answerdesk.BatchJobTTL + time.Second)
+	if resp, body := send("2001:db8:1:2::1"); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("after the jobs expired: %d %v", resp.StatusCode, body)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -42,5 +45,40 @@ func BenchmarkListMessages(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCreateAsyncBatch measures POST /api/v1/batch with Prefer: respond-async through
+// the handler stack, the per-client job quota check included (a count over the client's
+// unexpired jobs in the insert's transaction), with 10,000 jobs of other clients stored.
+func BenchmarkCreateAsyncBatch(b *testing.B) {
+	app := testapp.New(b)
+	site, err := content.Load(content.Sandbox())
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := store.NewBatchJobs(app.DB)
+	app.Rest.Site, app.Rest.Jobs = site, jobs
+	reqs := []answerdesk.BatchRequest{{ID: "s", Method: "GET", Path: "/services"}}
+	for i := range 10_000 {
+		if _, err := jobs.CreateBatchJob(context.Background(), fmt.Sprintf("198.51.%d.%d", i/250, i%250), false, reqs, testapp.Start); err != nil {
+			b.Fatal(err)
+		}
+	}
+	h := app.Rest.Handler()
+	body := `{"requests":[{"id":"s","method":"GET","path":"/services"}]}`
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/api/v1/batch", strings.NewReader(body))
+		req.Header.Set("Prefer", "respond-async")
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = fmt.Sprintf("[2001:db8:%x::1]:4000", i) // a new /64 each time: never over the quota
+		i++
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -126,4 +127,133 @@ func TestDispatchDeliveriesLog(t *testing.T) {
 		wantError(t, app.Do(t, "GET", "/api/v2/dispatch-deliveries"+q, app.Alice.Token, nil), 422, "invalid_parameter", field)
 	}
 	wantError(t, app.Do(t, "POST", "/api/v2/dispatch-deliveries/999/replay", app.Alice.Token, nil), 404, "not_found")
+}
+
+// TestOnCallContactLimits: the configuration limits of CONTRACT §2 that bound how much one
+// message can make the service render, store and send (issue 12, merge-variable
+// amplification): 50 data fields per method, 10 methods per contact, 100 contacts per account.
+func TestOnCallContactLimits(t *testing.T) {
+	app := testapp.New(t)
+	fields := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`{"field":"f%d","value":"{{message.content}}"}`, i)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	methods := func(n, fieldCount int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = `{"type":"external_api","url":"https://hooks.example.com/` + fmt.Sprint(i) + `","data":` + fields(fieldCount) + `}`
+		}
+		return `{"account_number":"1001","name":"Limits","delivery_methods":[` + strings.Join(parts, ",") + `]}`
+	}
+	t.Run("50_data_fields_are_accepted", func(t *testing.T) {
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, answerdesk.MaxPayloadFields)); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("51_data_fields_are_422", func(t *testing.T) {
+		wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, answerdesk.MaxPayloadFields+1)),
+			422, "invalid_parameter", "delivery_methods[0].data")
+	})
+	t.Run("10_delivery_methods_are_accepted", func(t *testing.T) {
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(answerdesk.MaxDeliveryMethodsPerContact, 1)); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("11_delivery_methods_are_422", func(t *testing.T) {
+		wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(answerdesk.MaxDeliveryMethodsPerContact+1, 1)),
+			422, "invalid_parameter", "delivery_methods")
+	})
+	t.Run("101st_contact_of_an_account_is_422", func(t *testing.T) {
+		ctx := context.Background()
+		alice := app.Caller(t, app.Alice)
+		in, err := answerdesk.ParseOnCallContactCreate([]byte(methods(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *answerdesk.OnCallContact
+		for range answerdesk.MaxOnCallContactsPerAccount - 2 { // two were created above
+			if last, err = app.Dispatch.CreateOnCallContact(ctx, alice, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := wantError(t, app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, 1)), 422, "invalid_parameter", "account_number")
+		if !strings.Contains(e.Errors[0].Message, "100") {
+			t.Errorf("the error does not say the limit: %+v", e.Errors)
+		}
+		// Another account has its own allowance, and deleting a contact makes room again.
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Bob.Token, strings.Replace(methods(1, 1), "1001", "1002", 1)); r.Status != 200 {
+			t.Fatalf("bob: %d %s", r.Status, r.Body)
+		}
+		if r := app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", last.ID), app.Alice.Token, nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", app.Alice.Token, methods(1, 1)); r.Status != 200 {
+			t.Fatalf("after a delete: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestReplayRateLimit: each body-less replay sends a stored body (up to 256 KiB) again at
+// once, which made the service a bandwidth amplifier (issue 12). Replays are limited to
+// answerdesk.ReplayRateLimit per minute per account: the account of the delivery, whoever
+// asks.
+func TestReplayRateLimit(t *testing.T) {
+	app := testapp.New(t)
+	for _, u := range []testapp.User{app.Alice, app.Bob} {
+		account := "1001"
+		if u.Email == app.Bob.Email {
+			account = "1002"
+		}
+		if r := app.Do(t, "POST", "/api/v2/on-call-contacts", u.Token, strings.Replace(goodContact, "1001", account, 1)); r.Status != 200 {
+			t.Fatalf("create contact: %d %s", r.Status, r.Body)
+		}
+	}
+	app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	app.CreateMessage(t, app.Bob, testapp.Start, map[string]any{"account_number": "1002"})
+	deliveryOf := func(u testapp.User) int64 {
+		var l struct{ Data []answerdesk.DispatchDelivery }
+		app.Do(t, "GET", "/api/v2/dispatch-deliveries", u.Token, nil).JSON(t, &l)
+		if len(l.Data) != 1 {
+			t.Fatalf("%s has %d deliveries", u.Email, len(l.Data))
+		}
+		return l.Data[0].ID
+	}
+	alices, bobs := deliveryOf(app.Alice), deliveryOf(app.Bob)
+	replay := func(u testapp.User, id int64) *testapp.Response {
+		return app.Do(t, "POST", fmt.Sprintf("/api/v2/dispatch-deliveries/%d/replay", id), u.Token, nil)
+	}
+
+	t.Run("30_replays_a_minute_pass", func(t *testing.T) {
+		for i := range answerdesk.ReplayRateLimit {
+			if r := replay(app.Alice, alices); r.Status != 200 {
+				t.Fatalf("replay %d: %d %s", i+1, r.Status, r.Body)
+			}
+		}
+	})
+	t.Run("the_31st_is_429_with_retry_after", func(t *testing.T) {
+		r := replay(app.Alice, alices)
+		wantError(t, r, 429, "rate_limited")
+		if got := r.Header.Get("Retry-After"); got != "60" {
+			t.Fatalf("Retry-After %q, want 60 (the window turns in a minute)", got)
+		}
+	})
+	t.Run("the_limit_is_the_account's_not_the_caller's", func(t *testing.T) {
+		wantError(t, replay(app.Admin, alices), 429, "rate_limited")
+		if r := replay(app.Bob, bobs); r.Status != 200 {
+			t.Fatalf("another account's replay: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("unknown_deliveries_are_still_404", func(t *testing.T) {
+		wantError(t, replay(app.Alice, 999), 404, "not_found")
+		wantError(t, replay(app.Alice, bobs), 404, "not_found")
+	})
+	t.Run("the_next_minute_allows_replays_again", func(t *testing.T) {
+		app.Clock.Advance(answerdesk.ReplayRateWindow)
+		if r := replay(app.Alice, alices); r.Status != 200 {
+			t.Fatalf("after a minute: %d %s", r.Status, r.Body)
+		}
+	})
 }

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/answerdesk/answerdesk"
 )
@@ -46,6 +49,8 @@ func errorStatus(code string) (int, string) {
 		return http.StatusForbidden, "forbidden"
 	case answerdesk.ECONFLICT:
 		return http.StatusConflict, "conflict"
+	case answerdesk.ERATELIMITED:
+		return http.StatusTooManyRequests, codeRateLimited
 	default:
 		return http.StatusInternalServerError, codeInternal
 	}
@@ -98,6 +103,10 @@ func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := errorStatus(e.Code)
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	if status == http.StatusTooManyRequests {
+		// Whole seconds, rounded up and never 0: a client retrying sooner is refused again.
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(max(e.RetryAfter, time.Second).Seconds()))))
 	}
 	if status >= 500 {
 		s.Logger.ErrorContext(r.Context(), "internal error", "err", err, "request_id", requestID(r.Context()))

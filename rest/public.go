@@ -124,9 +124,7 @@ func (s *Server) ClientAddress(r *http.Request) string {
 	if err != nil {
 		return host
 	}
-	trusted := func(ip netip.Addr) bool {
-		return slices.ContainsFunc(s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
-	}
+	trusted := s.trusted
 	if !trusted(addr) {
 		return addr.Unmap().String()
 	}
@@ -142,6 +140,27 @@ func (s *Server) ClientAddress(r *http.Request) string {
 		}
 	}
 	return addr.Unmap().String()
+}
+
+// trusted reports whether ip is one of the trusted proxies.
+func (s *Server) trusted(ip netip.Addr) bool {
+	return slices.ContainsFunc(s.Public.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(ip.Unmap()) })
+}
+
+// trustedPeer reports whether the request's peer (not the forwarded client) is a trusted proxy.
+func (s *Server) trustedPeer(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && s.trusted(addr)
+}
+
+// ClientKey is the key a request's client is counted under by every per-client limit:
+// ClientAddress, with IPv6 cut to its /64 (answerdesk.ClientKey).
+func (s *Server) ClientKey(r *http.Request) string {
+	return answerdesk.ClientKey(s.ClientAddress(r))
 }
 
 // rateLimit spends one request per call (a batch spends one per operation, in batch) and
@@ -160,7 +179,7 @@ func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
 	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
 		return true
 	}
-	d, err := a.s.Public.Limiter.Take(r.Context(), a.bucket+"|"+a.s.ClientAddress(r), n, a.s.Now())
+	d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), n, a.s.Now())
 	if err != nil {
 		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
 		return false

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -153,5 +154,43 @@ func TestPublicDeprecationHeaders(t *testing.T) {
 	if resp.Header.Get("Deprecation") != "@1798761600" || resp.Header.Get("Sunset") != "Sat, 01 Jan 2028 00:00:00 GMT" ||
 		!strings.Contains(resp.Header.Get("Link"), `rel="deprecation"`) {
 		t.Fatalf("headers %v", resp.Header)
+	}
+}
+
+// The public rate limit counts an IPv6 client by its /64 (issue 12, finding 2): a client
+// holding a /64 cannot take a fresh allowance per address.
+func TestPublicRateLimitIPv6(t *testing.T) {
+	ts, _ := publicServer(t, 60, func(c *rest.PublicConfig) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	tests := []struct {
+		name     string
+		client   func(i int) string
+		n        int
+		allowed  int
+		rejected int
+	}{
+		{"80_addresses_of_one_64_share_one_allowance", func(i int) string { return fmt.Sprintf("2001:db8:1:2::%x", i+1) }, 80, 60, 20},
+		{"another_64_has_its_own_allowance", func(i int) string { return fmt.Sprintf("2001:db8:1:3::%x", i+1) }, 1, 1, 0},
+		{"ipv4_clients_count_per_address", func(i int) string { return fmt.Sprintf("203.0.113.%d", i+1) }, 70, 70, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			allowed, rejected := 0, 0
+			for i := range tt.n {
+				resp, _ := get(t, ts.URL+"/api/v1/company", "X-Forwarded-For", tt.client(i))
+				switch resp.StatusCode {
+				case 200:
+					allowed++
+				case 429:
+					rejected++
+				default:
+					t.Fatalf("request %d: status %d", i, resp.StatusCode)
+				}
+			}
+			if allowed != tt.allowed || rejected != tt.rejected {
+				t.Fatalf("allowed %d, rejected %d; want %d and %d", allowed, rejected, tt.allowed, tt.rejected)
+			}
+		})
 	}
 }

@@ -61,7 +61,9 @@ type Server struct {
 	BaseURL string // public URL, no trailing slash
 	Logger  *slog.Logger
 	Metrics *Metrics
-	Now     func() time.Time
+	// MetricsConfig protects /metrics (token, or a separate listener; else loopback only).
+	MetricsConfig MetricsConfig
+	Now           func() time.Time
 }
 
 // Handler returns the router with every route and middleware.
@@ -76,7 +78,7 @@ func (s *Server) Handler() http.Handler {
 		s.Metrics = NewMetrics()
 	}
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
+	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+r.URL.Path, "", nil)
 	})
@@ -85,9 +87,10 @@ func (s *Server) Handler() http.Handler {
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", s.Metrics.Handler())
+	r.Get("/metrics", s.metrics)
 	r.Get("/recordings/{id}/audio", s.recordingAudio)
 	for path, h := range s.MCP {
+		h := s.withClientKey(h)
 		r.Handle(path, h)
 		// The MCP Inspector CLI replaces a URL path that does not end in /mcp with /mcp, so
 		// each server also answers at <path>/mcp.
@@ -111,7 +114,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Site != nil {
 		s.siteRoutes(r)
-		r.Route("/api/v1", s.publicRoutes("api/v1", s.Site, s.Search, false))
+		r.Route("/api/v1", s.publicRoutes(answerdesk.PublicRateBucket, s.Site, s.Search, false))
 	}
 
 	r.Route("/api/v2", func(r chi.Router) {
@@ -142,6 +145,14 @@ func (s *Server) Handler() http.Handler {
 		})
 	})
 	return r
+}
+
+// withClientKey puts the request's ClientKey in its context, so that the MCP tools count
+// the client exactly as the public API does (the same key, the same limiter).
+func (s *Server) withClientKey(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(answerdesk.NewContextWithClientKey(r.Context(), s.ClientKey(r))))
+	})
 }
 
 // requestedPathKey carries the path an MCP alias was requested at, for RequireBearer.

@@ -116,6 +116,9 @@ func NewAccountService(db *DB) *AccountService { return &AccountService{db: db} 
 
 // FindAccounts returns one page of the accounts the caller can see, by number.
 func (s *AccountService) FindAccounts(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.AccountDetail, answerdesk.PageMeta, error) {
+	if err := c.RequireAnyScope(); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	vis, args := visibility(c, "id")
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE `+vis, args...).Scan(&total); err != nil {
@@ -186,6 +189,9 @@ func (s *AccountService) collect(ctx context.Context, query string, args []any, 
 // FindMe returns the caller's user and the accounts they are a member of (the caller's
 // AccountIDs, so a credential narrowed to fewer accounts shows only those), by number.
 func (s *AccountService) FindMe(ctx context.Context, c *answerdesk.Caller) (*answerdesk.Me, error) {
+	if err := c.RequireAnyScope(); err != nil {
+		return nil, err
+	}
 	me := &answerdesk.Me{ID: c.UserID, Email: c.Email, Admin: c.Admin, Accounts: []*answerdesk.Account{}}
 	if len(c.AccountIDs) == 0 {
 		return me, nil

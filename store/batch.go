@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,16 +23,42 @@ func NewBatchJobs(db *DB) *BatchJobs { return &BatchJobs{db: db} }
 
 var _ answerdesk.BatchJobStore = (*BatchJobs)(nil)
 
-// CreateBatchJob stores a pending job under an unguessable id.
-func (s *BatchJobs) CreateBatchJob(ctx context.Context, sandbox bool, requests []answerdesk.BatchRequest, now time.Time) (*answerdesk.BatchJob, error) {
+// CreateBatchJob stores a pending job under an unguessable id, in the same transaction as
+// the check of the client's quota, so concurrent requests cannot overshoot it. The client
+// is stored hashed: the table needs to group a client's jobs, not to know its address.
+func (s *BatchJobs) CreateBatchJob(ctx context.Context, client string, sandbox bool, requests []answerdesk.BatchRequest, now time.Time) (*answerdesk.BatchJob, error) {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	job := &answerdesk.BatchJob{ID: "job_" + base64.RawURLEncoding.EncodeToString(b), Sandbox: sandbox, Status: answerdesk.BatchPending,
 		Requests: requests, CreatedAt: now, ExpiresAt: now.Add(answerdesk.BatchJobTTL)}
 	reqs, _ := json.Marshal(requests)
-	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO batch_jobs (id, sandbox, status, requests, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		job.ID, sandbox, job.Status, string(reqs), now.UnixMilli(), job.ExpiresAt.UnixMilli()); err != nil {
-		return nil, fmt.Errorf("create batch job: %w", err)
+	sum := sha256.Sum256([]byte("batch-client:" + client))
+	clientHash := hex.EncodeToString(sum[:16])
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		var (
+			held      int
+			heldBytes int64
+			oldest    *int64
+		)
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(size), 0), min(expires_at) FROM batch_jobs WHERE client = ? AND expires_at > ?`,
+			clientHash, now.UnixMilli()).Scan(&held, &heldBytes, &oldest); err != nil {
+			return fmt.Errorf("count batch jobs: %w", err)
+		}
+		oldestExpiry := now
+		if oldest != nil {
+			oldestExpiry = time.UnixMilli(*oldest)
+		}
+		if err := answerdesk.CheckBatchJobQuota(held, heldBytes, oldestExpiry, now); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batch_jobs (id, sandbox, status, requests, created_at, expires_at, client, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			job.ID, sandbox, job.Status, string(reqs), now.UnixMilli(), job.ExpiresAt.UnixMilli(), clientHash, len(reqs)); err != nil {
+			return fmt.Errorf("create batch job: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return job, nil
 }
@@ -100,7 +128,7 @@ func (s *BatchJobs) ClaimBatchJobs(ctx context.Context, now time.Time, lease tim
 // CompleteBatchJob stores a job's responses.
 func (s *BatchJobs) CompleteBatchJob(ctx context.Context, id string, responses []answerdesk.BatchResponse, now time.Time) error {
 	b, _ := json.Marshal(responses)
-	_, err := s.db.write.ExecContext(ctx, `UPDATE batch_jobs SET status = 'done', responses = ?, lease_until = NULL WHERE id = ?`, string(b), id)
+	_, err := s.db.write.ExecContext(ctx, `UPDATE batch_jobs SET status = 'done', responses = ?, size = length(requests) + ?, lease_until = NULL WHERE id = ?`, string(b), len(b), id)
 	if err != nil {
 		return fmt.Errorf("complete batch job %s: %w", id, err)
 	}

@@ -72,10 +72,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	default:
 		return nil, fmt.Errorf("synchronous mode %q: want full or normal", o.synchronous)
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
-		}
+	if err := prepareFiles(path); err != nil {
+		return nil, err
 	}
 	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + o.synchronous + ")", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
 	dsn := func(extra ...string) string {
@@ -114,6 +112,50 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	db.read.SetConnMaxIdleTime(0)
 	db.read.SetConnMaxLifetime(0)
 	return db, nil
+}
+
+// prepareFiles creates the database's directory (0700) and file (0600) before SQLite opens
+// it: they hold message content and password hashes, so only the service's user may read
+// them. SQLite creates the -wal and -shm files with the database file's mode, so they
+// follow. Modes are set with chmod after creating, so the process's umask cannot widen (or
+// narrow) them. An existing file that others may read is tightened to 0600; an existing
+// directory is the operator's and is left as it is.
+func prepareFiles(path string) error {
+	// Not a plain file path (an in-memory database, a file: URI, a server URL): nothing to prepare.
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") || strings.Contains(path, "://") {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create database directory: %w", err)
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("database directory mode: %w", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create database file: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("database file: %w", err)
+	}
+	if info.Size() == 0 || info.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			return fmt.Errorf("database file mode: %w", err)
+		}
+	}
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if info, err := os.Stat(side); err == nil && info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(side, 0o600); err != nil {
+				return fmt.Errorf("database file mode: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Close closes both pools.

@@ -20,6 +20,9 @@ type DispatchService struct {
 	// OnChange, when set, is called when deliveries become due (a replay), so the
 	// dispatcher starts at once.
 	OnChange func()
+	// ReplayLimiter counts replays per account (answerdesk.ReplayLimitKey), allowing
+	// answerdesk.ReplayRateLimit per answerdesk.ReplayRateWindow; nil allows every replay.
+	ReplayLimiter answerdesk.RateLimiter
 }
 
 // NewDispatchService returns the dispatch service over db.
@@ -42,6 +45,9 @@ func (db *DB) secrets() (*answerdesk.SecretBox, error) {
 
 // CreateOnCallContact stores a contact and its delivery methods, sealing their secrets.
 func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk.Caller, in *answerdesk.OnCallContactCreate) (*answerdesk.OnCallContact, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	acct, err := s.db.accountForCreate(ctx, c, in.AccountNumber)
 	if err != nil {
 		return nil, err
@@ -55,6 +61,18 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 	now := s.db.now().UnixMilli()
 	var id int64
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		// Counted in the writing transaction, so that concurrent creates cannot both pass.
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE account_id = ? AND deleted_at IS NULL`,
+			acct.ID).Scan(&n); err != nil {
+			return fmt.Errorf("count on-call contacts of account %d: %w", acct.ID, err)
+		}
+		if n >= answerdesk.MaxOnCallContactsPerAccount {
+			var v answerdesk.ValidationErrors
+			v.Add("account_number", fmt.Sprintf("already has %d on-call contacts, the most an account may have; delete one first",
+				answerdesk.MaxOnCallContactsPerAccount))
+			return v.Err()
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
 			VALUES (?, ?, ?, ?, ?)`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now)
 		if err != nil {
@@ -159,6 +177,9 @@ func (s *DispatchService) findContact(ctx context.Context, c *answerdesk.Caller,
 
 // FindOnCallContacts returns one page of the caller's contacts, by escalation level.
 func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.OnCallContact, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	vis, args := visibility(c, "account_id")
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts WHERE deleted_at IS NULL AND `+vis, args...).Scan(&total); err != nil {
@@ -177,6 +198,9 @@ func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.
 // DeleteOnCallContact removes a contact (its past deliveries stay in the log) and stops its
 // pending deliveries.
 func (s *DispatchService) DeleteOnCallContact(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.OnCallContact, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %q", id)
@@ -515,6 +539,9 @@ const deliveryColumns = `d.id, d.uuid, d.message_id, d.contact_id, d.method_id, 
 // FindDispatchDeliveries returns one page of the caller's deliveries, newest first, with
 // their attempts.
 func (s *DispatchService) FindDispatchDeliveries(ctx context.Context, c *answerdesk.Caller, q answerdesk.DeliveryQuery) ([]*answerdesk.DispatchDelivery, answerdesk.PageMeta, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchRead); err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
 	cond, args := visibility(c, "account_id")
 	conds := []string{cond}
 	if q.MessageID != 0 {
@@ -596,11 +623,38 @@ func (s *DispatchService) deliveries(ctx context.Context, where string, args ...
 
 // ReplayDispatchDelivery sends a delivery again now, with a fresh set of retries.
 func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.DispatchDelivery, error) {
+	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
+		return nil, err
+	}
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
 	}
 	vis, args := visibility(c, "account_id")
+	// Found and counted before the write: an unknown or invisible delivery spends nothing, and
+	// the limiter (which may write to a shared store) is never called inside the one writer.
+	var account int64
+	var status string
+	err = s.db.rd.QueryRowContext(ctx, `SELECT account_id, status FROM dispatch_deliveries WHERE id = ? AND `+vis,
+		append([]any{n}, args...)...).Scan(&account, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load delivery %d: %w", n, err)
+	}
+	if status == "sending" {
+		return nil, answerdesk.Errorf(answerdesk.ECONFLICT, "delivery %d is being sent right now; replay it once the attempt is recorded", n)
+	}
+	if s.ReplayLimiter != nil {
+		d, err := s.ReplayLimiter.Take(ctx, answerdesk.ReplayLimitKey(account), 1, s.db.now())
+		if err != nil {
+			return nil, fmt.Errorf("count replays of account %d: %w", account, err)
+		}
+		if !d.Allowed {
+			return nil, answerdesk.ReplayLimited(d)
+		}
+	}
 	now := s.db.now().UnixMilli()
 	var found bool
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {

@@ -165,7 +165,7 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_codes SET grant_id = ? WHERE hash = ?`, id, code.Hash); err != nil {
 			return fmt.Errorf("link code to grant: %w", err)
 		}
-		if err := insertTokens(ctx, tx, id, now, access, refresh); err != nil {
+		if err := insertTokens(ctx, tx, id, now, access, refresh, nil); err != nil {
 			return err
 		}
 		g = &answerdesk.OAuthGrant{ID: id, UserID: code.UserID, ClientID: code.ClientID, Scopes: code.Scopes, Resource: code.Resource, CreatedAt: fromMS(now)}
@@ -177,13 +177,22 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 	return g, nil
 }
 
-func insertTokens(ctx context.Context, tx *sql.Tx, grantID, now int64, access, refresh answerdesk.IssuedToken) error {
+// insertTokens stores an access and a refresh token of a grant. accessScopes, when not
+// empty, narrows the access token to those scopes (a refresh asking for less, RFC 6749 §6);
+// the refresh token always keeps the grant's.
+func insertTokens(ctx context.Context, tx *sql.Tx, grantID, now int64, access, refresh answerdesk.IssuedToken, accessScopes []string) error {
+	var narrowed *string
+	if len(accessScopes) > 0 {
+		v := strings.Join(accessScopes, " ")
+		narrowed = &v
+	}
 	for _, t := range []struct {
-		kind string
-		tok  answerdesk.IssuedToken
-	}{{"access", access}, {"refresh", refresh}} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-			t.tok.Hash, grantID, t.kind, now, t.tok.ExpiresAt.UnixMilli()); err != nil {
+		kind   string
+		tok    answerdesk.IssuedToken
+		scopes *string
+	}{{"access", access, narrowed}, {"refresh", refresh, nil}} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens (hash, grant_id, kind, created_at, expires_at, scopes) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.tok.Hash, grantID, t.kind, now, t.tok.ExpiresAt.UnixMilli(), t.scopes); err != nil {
 			return fmt.Errorf("insert %s token: %w", t.kind, err)
 		}
 	}
@@ -254,7 +263,7 @@ func (s *OAuthStore) RotateRefreshToken(ctx context.Context, hash []byte, client
 		}
 		g.Scopes = granted
 		g.CreatedAt = fromMS(created)
-		return insertTokens(ctx, tx, g.ID, now, access, refresh)
+		return insertTokens(ctx, tx, g.ID, now, access, refresh, want)
 	})
 	if err != nil {
 		return nil, err
@@ -280,13 +289,14 @@ func (s *OAuthStore) AuthenticateAccessToken(ctx context.Context, plain string) 
 		revoked, grevoked *int64
 		lastUsed          *int64
 		scopes            string
+		tokenScopes       *string
 		accounts          *string
 	)
-	err := s.db.rd.QueryRowContext(ctx, `SELECT t.hash, t.expires_at, t.revoked_at, g.id, g.revoked_at, g.last_used_at, g.scopes, g.resource, u.id, u.email, u.admin,
+	err := s.db.rd.QueryRowContext(ctx, `SELECT t.hash, t.expires_at, t.revoked_at, t.scopes, g.id, g.revoked_at, g.last_used_at, g.scopes, g.resource, u.id, u.email, u.admin,
 			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
 		WHERE t.hash = ? AND t.kind = 'access'`, hash).
-		Scan(&stored, &expires, &revoked, &at.GrantID, &grevoked, &lastUsed, &scopes, &at.Resource, &c.UserID, &c.Email, &c.Admin, &accounts)
+		Scan(&stored, &expires, &revoked, &tokenScopes, &at.GrantID, &grevoked, &lastUsed, &scopes, &at.Resource, &c.UserID, &c.Email, &c.Admin, &accounts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, unauthorized
 	}
@@ -301,6 +311,11 @@ func (s *OAuthStore) AuthenticateAccessToken(ctx context.Context, plain string) 
 		return nil, err
 	}
 	c.Scopes = strings.Fields(scopes)
+	if tokenScopes != nil {
+		// A narrowed access token carries only its own scopes, never more than the grant's.
+		narrowed := strings.Fields(*tokenScopes)
+		c.Scopes = slices.DeleteFunc(c.Scopes, func(sc string) bool { return !slices.Contains(narrowed, sc) })
+	}
 	at.Caller = &c
 	if lastUsed == nil || now.Sub(time.UnixMilli(*lastUsed)) >= lastUsedGranularity {
 		if _, err := s.db.write.ExecContext(ctx, `UPDATE oauth_grants SET last_used_at = ? WHERE id = ?`, now.UnixMilli(), at.GrantID); err != nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,12 +13,36 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
-// TestScopes: every method of the message, recording and To Do services refuses a caller
-// whose credential lacks the scope it needs (EFORBIDDEN naming the scope), and serves one
-// that has exactly the scopes it needs. REST and the account MCP server both rely on this.
+// TestScopes: every method of every service that takes a Caller (so that an OAuth token
+// can reach it) refuses a caller whose credential lacks the scope it needs (EFORBIDDEN
+// naming the scope), and serves one that has exactly the scopes it needs. REST and the
+// account MCP server both rely on this. The method list is checked against the service
+// interfaces by reflection, so a new method without a scope check fails here.
 func TestScopes(t *testing.T) {
 	app := testapp.New(t)
 	ctx := context.Background()
+	full := app.Caller(t, app.Alice)
+	contactJSON := `{"account_number": "1001", "name": "Desk", "escalation_level": 1, "delivery_methods": [{"type": "external_api",
+		"url": "https://hooks.example/in", "payload_type": "JSON", "data": [{"field": "text", "value": "{{message.content}}"}]}]}`
+	newContact := func() *answerdesk.OnCallContactCreate {
+		in, err := answerdesk.ParseOnCallContactCreate([]byte(contactJSON))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	if _, err := app.Dispatch.CreateOnCallContact(ctx, full, newContact()); err != nil {
+		t.Fatal(err)
+	}
+	doomed, err := app.Dispatch.CreateOnCallContact(ctx, full, newContact())
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.CreateMessage(t, app.Alice, testapp.Start.Add(-2*time.Hour), map[string]any{"content": "Burst pipe"})
+	deliveries, _, err := app.Dispatch.FindDispatchDeliveries(ctx, full, answerdesk.DeliveryQuery{Paging: answerdesk.Paging{Page: 1, PageSize: 10}})
+	if err != nil || len(deliveries) == 0 {
+		t.Fatalf("deliveries: %v %v", deliveries, err)
+	}
 	rec, msg := app.CreateCall(t, app.Alice, app.Acme, testapp.Start.Add(-time.Hour), "Main", true)
 	mid, rid := strconv.FormatInt(msg.ID, 10), strconv.FormatInt(rec.ID, 10)
 	toDo, err := answerdesk.ParseToDoCreate([]byte(`{"account_number": "1001", "delivery_type": "call",
@@ -29,11 +54,12 @@ func TestScopes(t *testing.T) {
 	msgQuery, _ := answerdesk.MessageFilter{}.Validate()
 	recQuery, _ := answerdesk.RecordingFilter{}.Validate()
 
-	for _, tc := range []struct {
+	type scopeCase struct {
 		name  string
 		needs []string
 		call  func(c *answerdesk.Caller) error
-	}{
+	}
+	cases := []scopeCase{
 		{"FindMessages", []string{answerdesk.ScopeMessagesRead}, func(c *answerdesk.Caller) error {
 			_, _, err := app.Messages.FindMessages(ctx, c, msgQuery)
 			return err
@@ -78,7 +104,63 @@ func TestScopes(t *testing.T) {
 			_, err := app.ToDos.CreateToDo(ctx, c, toDo)
 			return err
 		}},
+		{"FindToDo", []string{answerdesk.ScopeTodosRead}, func(c *answerdesk.Caller) error {
+			todos, _, err := app.ToDos.FindToDos(ctx, full, page)
+			if err != nil || len(todos) == 0 {
+				t.Fatalf("to-dos: %v %v", todos, err)
+			}
+			_, err = app.ToDos.FindToDo(ctx, c, strconv.FormatInt(todos[0].ID, 10))
+			return err
+		}},
+		{"CreateOnCallContact", []string{answerdesk.ScopeMessagesWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.Dispatch.CreateOnCallContact(ctx, c, newContact())
+			return err
+		}},
+		{"FindOnCallContacts", []string{answerdesk.ScopeMessagesRead}, func(c *answerdesk.Caller) error {
+			_, _, err := app.Dispatch.FindOnCallContacts(ctx, c, page)
+			return err
+		}},
+		{"DeleteOnCallContact", []string{answerdesk.ScopeMessagesWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.Dispatch.DeleteOnCallContact(ctx, c, strconv.FormatInt(doomed.ID, 10))
+			return err
+		}},
+		{"FindDispatchDeliveries", []string{answerdesk.ScopeMessagesRead}, func(c *answerdesk.Caller) error {
+			_, _, err := app.Dispatch.FindDispatchDeliveries(ctx, c, answerdesk.DeliveryQuery{Paging: page})
+			return err
+		}},
+		{"ReplayDispatchDelivery", []string{answerdesk.ScopeMessagesWrite}, func(c *answerdesk.Caller) error {
+			_, err := app.Dispatch.ReplayDispatchDelivery(ctx, c, strconv.FormatInt(deliveries[0].ID, 10))
+			return err
+		}},
+		// Who the caller is and which accounts they belong to need no particular scope, but
+		// a credential narrowed to no scope at all gets nothing (needs nil: any one scope).
+		{"FindAccounts", nil, func(c *answerdesk.Caller) error {
+			_, _, err := app.Rest.Accounts.FindAccounts(ctx, c, page)
+			return err
+		}},
+		{"FindMe", nil, func(c *answerdesk.Caller) error {
+			_, err := app.Rest.Accounts.FindMe(ctx, c)
+			return err
+		}},
+	}
+	callerType := reflect.TypeFor[*answerdesk.Caller]()
+	for _, iface := range []reflect.Type{
+		reflect.TypeFor[answerdesk.MessageService](), reflect.TypeFor[answerdesk.CallRecordingService](),
+		reflect.TypeFor[answerdesk.ToDoService](), reflect.TypeFor[answerdesk.DispatchService](),
+		reflect.TypeFor[answerdesk.AccountService](), reflect.TypeFor[answerdesk.TokenService](),
 	} {
+		for i := range iface.NumMethod() {
+			m := iface.Method(i)
+			takesCaller := false
+			for j := range m.Type.NumIn() {
+				takesCaller = takesCaller || m.Type.In(j) == callerType
+			}
+			if takesCaller && !slices.ContainsFunc(cases, func(c scopeCase) bool { return c.name == m.Name }) {
+				t.Errorf("%s.%s takes a Caller but has no scope case here", iface.Name(), m.Name)
+			}
+		}
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			with := func(scopes []string) *answerdesk.Caller {
 				c, err := app.DB.CallerForUser(ctx, app.Alice.ID, scopes)
@@ -87,8 +169,16 @@ func TestScopes(t *testing.T) {
 				}
 				return c
 			}
-			if err := tc.call(with(tc.needs)); err != nil {
-				t.Fatalf("with scopes %v: %v", tc.needs, err)
+			// A credential narrowed to nothing is refused by every method.
+			if err := tc.call(with([]string{})); answerdesk.ErrorCode(err) != answerdesk.EFORBIDDEN {
+				t.Errorf("with no scope: err = %v, want EFORBIDDEN", err)
+			}
+			needs := tc.needs
+			if needs == nil {
+				needs = []string{answerdesk.ScopeTodosRead} // any one scope
+			}
+			if err := tc.call(with(needs)); err != nil {
+				t.Fatalf("with scopes %v: %v", needs, err)
 			}
 			for _, missing := range tc.needs {
 				others := slices.DeleteFunc(slices.Clone(answerdesk.AllScopes), func(s string) bool { return s == missing })

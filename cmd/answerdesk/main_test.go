@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -79,7 +80,7 @@ func TestServeBinary(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ANSWERDESK_DB="+filepath.Join(dir, "data", "demo.db"))
+	cmd.Env = append(os.Environ(), "ANSWERDESK_DB="+filepath.Join(dir, "data", "demo.db"), "ANSWERDESK_METRICS_TOKEN=m3tr1cs-t0ken")
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -133,6 +134,24 @@ func TestServeBinary(t *testing.T) {
 	if err := json.Unmarshal(body, &list); err != nil || resp.StatusCode != 200 || len(list.Data) != 2 || list.Meta.Total < 250 {
 		t.Fatalf("demo list: %d %s", resp.StatusCode, body)
 	}
+	// ANSWERDESK_METRICS_TOKEN guards /metrics (issue 12, finding 7).
+	for _, tc := range []struct {
+		auth   string
+		status int
+	}{{"", 401}, {"Bearer wrong", 401}, {"Bearer m3tr1cs-t0ken", 200}} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/metrics", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Fatalf("/metrics with %q: %d, want %d", tc.auth, resp.StatusCode, tc.status)
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +165,17 @@ func TestServeBinary(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no exit 30 s after SIGTERM")
 	}
-	if info, err := os.Stat(filepath.Join(dir, "data", "signing.key")); err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("signing key: %v %v", info, err)
+	// The data directory is the service's alone; the database and the key are 0600 (issue 12, finding 6).
+	if info, err := os.Stat(filepath.Join(dir, "data")); err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("data directory: %v %v", info, err)
+	}
+	for _, f := range []string{"signing.key", "demo.db", "demo.db-wal", "demo.db-shm"} {
+		info, err := os.Stat(filepath.Join(dir, "data", f))
+		if errors.Is(err, os.ErrNotExist) && f != "signing.key" && f != "demo.db" {
+			continue // checkpointed away at close
+		}
+		if err != nil || info.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v", f, info, err)
+		}
 	}
 }

@@ -44,6 +44,8 @@ type serveConfig struct {
 	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
+	metricsToken         string
+	metricsAddr          string
 	signingKeyFile       string
 	audioRetention       time.Duration
 	recordingRetention   time.Duration
@@ -73,6 +75,8 @@ func serveFlags(cfg *serveConfig) *flag.FlagSet {
 	fs.DurationVar(&cfg.dispatchLease, "dispatch-lease", time.Minute, "how long a dispatch attempt holds its delivery before another process may take it over")
 	fs.Var(&cfg.features, "feature", "enable a feature (repeatable), e.g. ai-outbound-call")
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
+	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
 	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs recording audio links (default: signing.key beside the database)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
@@ -164,6 +168,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dispatcher := &dispatch.Dispatcher{Queue: dispatchService, Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
 		Lease: cfg.dispatchLease, Logger: logger}
 	dispatchService.OnChange = dispatcher.Wake
+	dispatchService.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
 	messages := store.NewMessageService(db)
 	messages.OnCreate = dispatcher.Wake
 	site, public, err := loadPublic(cfg)
@@ -191,7 +196,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// sharing it (and this one after a restart) accepts them.
 	sessionKey := hmac.New(sha256.New, key)
 	sessionKey.Write([]byte("answerdesk mcp session ids"))
-	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil),
+	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter,
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY")}
 	mcpHandlers := map[string]http.Handler{
 		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
@@ -235,6 +240,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Ready:         db.Ready,
 		BaseURL:       cfg.baseURL,
 		Logger:        logger,
+		MetricsConfig: rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
 	}
 	authServer.ClientAddress = srv.ClientAddress // sign-in throttles honour --trusted-proxy
 	acfg := mcfg
@@ -261,8 +267,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv.OnBatchJob = batches.Wake
 	workers.Go(func() { batches.Run(workCtx) })
 
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- httpServer.Serve(ln) }()
+	var metricsServer *http.Server
+	if cfg.metricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			stopWork()
+			workers.Wait()
+			_ = httpServer.Close()
+			return fmt.Errorf("listen on --metrics-addr %s: %w", cfg.metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", srv.MetricsHandler())
+		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { serveErr <- metricsServer.Serve(mln) }()
+		logger.Info("serving metrics", "addr", mln.Addr().String())
+	}
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", cfg.db, "version", version)
 
 	select {
@@ -276,6 +297,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
 	err = httpServer.Shutdown(shutdownCtx)
+	if metricsServer != nil {
+		_ = metricsServer.Shutdown(shutdownCtx)
+	}
 	for _, h := range mcpHandlers { // stop the MCP servers' idle-session sweepers
 		if sd, ok := h.(interface{ Shutdown(context.Context) error }); ok {
 			_ = sd.Shutdown(shutdownCtx)
@@ -396,7 +420,7 @@ func loadOrCreateKey(path string) ([]byte, error) {
 	}
 	key = make([]byte, 32)
 	_, _ = rand.Read(key)
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create signing key directory: %w", err)
 	}
 	if err := os.WriteFile(path, key, 0o600); err != nil {

@@ -94,6 +94,7 @@ func New(t testing.TB) *App {
 	a.Recordings = store.NewRecordingService(db, a.Signer)
 	a.ToDos = store.NewToDoService(db)
 	a.Dispatch = store.NewDispatchService(db)
+	a.Dispatch.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
 	if db.Secrets, err = answerdesk.NewSecretBox([]byte("test-key-material-0123456789abcdef")); err != nil {
 		t.Fatal(err)
 	}
