@@ -8,7 +8,8 @@
 // deletion, substitution or swap of neighbours; words of four characters or more); the last
 // word also matches the indexed words it begins (search as you type). Results are ordered
 // by score, then path, paged with opaque cursors bound to the query, and carry a snippet
-// with the matched words in <mark>. Passage search takes any of the words.
+// with the matched words in <mark>. Passage search takes any of the words; a site search of
+// type docs returns passages (see searchDocs).
 //
 // An Index is built once, in memory, from the loaded content, and is read-only after.
 package search
@@ -493,6 +494,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Page, error) {
 			return nil, err
 		}
 	}
+	if q.Type == content.TypeDocs {
+		return ix.searchDocs(ctx, text, limit, offset)
+	}
 	out := &Page{Results: []Result{}}
 	must, should := buildQuery(ix.split(text), pageFields, true, true, ix.pageVocab)
 	if len(must) == 0 {
@@ -679,8 +683,7 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 // passagesFor is Passages; snippets are left out without withSnippets (an answer needs
 // them for its sources only).
 func (ix *Index) passagesFor(ctx context.Context, question string, limit int, withSnippets bool) ([]Passage, error) {
-	text := normalize(question)
-	if text == "" {
+	if normalize(question) == "" {
 		return nil, ErrEmptyQuery
 	}
 	if limit == 0 {
@@ -689,11 +692,34 @@ func (ix *Index) passagesFor(ctx context.Context, question string, limit int, wi
 	if limit < 1 || limit > MaxLimit {
 		return nil, ErrBadLimit
 	}
+	out, q, err := ix.rankPassages(ctx, question, max(limit, rerankDepth), false)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	if withSnippets {
+		for i := range out {
+			out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
+		}
+	}
+	return out, nil
+}
+
+// rankPassages retrieves up to depth passages for a text by BM25 (any word, synonyms for
+// less; with prefix, the last word also as the start of a word) and reranks them by their
+// best unit (see rerank). It returns them best first, with the prepared question.
+func (ix *Index) rankPassages(ctx context.Context, words string, depth int, prefix bool) ([]Passage, question, error) {
+	text := normalize(words)
+	if text == "" {
+		return nil, question{}, ErrEmptyQuery
+	}
 	out := []Passage{}
-	_, should := buildQuery(ix.split(joinToDoQuestion(text)), passageFields, false, false, ix.passageVocab)
+	_, should := buildQuery(ix.split(joinToDoQuestion(text)), passageFields, false, prefix, ix.passageVocab)
 	q := ix.prepare(text)
 	if len(should) == 0 && len(q.synQ) == 0 {
-		return out, nil
+		return out, q, nil
 	}
 	// The synonyms a docs reader uses ("webhook" for dispatching) match too, for less.
 	for _, t := range q.terms {
@@ -711,13 +737,11 @@ func (ix *Index) passagesFor(ctx context.Context, question string, limit int, wi
 		}
 	}
 	bq := query.NewDisjunctionQuery(should)
-	// BM25 retrieves; the sections' units rerank (see rerank), from a few more passages
-	// than asked for.
-	req := bleve.NewSearchRequestOptions(bq, max(limit, rerankDepth), 0, false)
+	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
 	req.SortBy(byScoreThenID)
 	res, err := ix.passages.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, q, fmt.Errorf("search: %w", err)
 	}
 	for _, h := range res.Hits {
 		if p, ok := ix.byID[h.ID]; ok {
@@ -726,14 +750,10 @@ func (ix *Index) passagesFor(ctx context.Context, question string, limit int, wi
 			out = append(out, ps)
 		}
 	}
-	ix.rerank(q, out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	if withSnippets {
-		for i := range out {
-			out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
-		}
-	}
-	return out, nil
+	// The best rerankDepth by BM25 are reranked among themselves (their priors are shares of
+	// that set); any deeper ones follow in BM25 order. So a passage's rank does not depend
+	// on how many were asked for: searchDocumentation, askQuestion and a docs search
+	// agree.
+	ix.rerank(q, out[:min(len(out), rerankDepth)])
+	return out, q, nil
 }
