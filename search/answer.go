@@ -625,16 +625,59 @@ func (q question) score(u *unit, retrieval float64) scored {
 // (testdata/qa/tune.json): the best unit must hold at least minCoverage of the question's
 // weight (its heading path counting 0.4), and at least minOwn by its own words.
 const (
-	minCoverage   = 0.45
-	minOwn        = 0.2
-	maxAnswerUnit = 4
-	maxExtraRows  = 2    // matching table rows or list items added to the answer
-	siblingShare  = 0.65 // a unit of the best section this near the best joins the answer
+	minCoverage = 0.45
+	minOwn      = 0.2
+	// A section whose heading path and units together hold minSectionCoverage of the
+	// question answers with its best unit, when that holds at least minOwnInSection by its
+	// own words.
+	minSectionCoverage = 0.7
+	minOwnInSection    = 0.15
+	// A unit holding minCoverageUnderHeading of the question answers under a heading path
+	// that holds minHeadingCoverage of it. Calibrated on tune.json and dev2.json: the
+	// off-topic questions' best units reach at most 0.32 of their heading.
+	minCoverageUnderHeading = 0.3
+	minHeadingCoverage      = 0.35
+	maxAnswerUnit           = 4
+	maxExtraRows            = 2    // matching table rows or list items added to the answer
+	siblingShare            = 0.65 // a unit of the best section this near the best joins the answer
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
 )
+
+// sectionCoverage is the share of the question's weight that a section holds in its
+// heading path and its units together.
+func (q question) sectionCoverage(sec *docSection) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	held := 0.0
+	for _, t := range q.terms {
+		m := t.match(sec.context)
+		for _, u := range sec.units {
+			if m == t.weight {
+				break
+			}
+			m = max(m, t.match(u.terms))
+		}
+		held += m
+	}
+	return held / q.total
+}
+
+// headingCoverage is the share of the question's weight that a section's heading path
+// (page title and heading) holds.
+func (q question) headingCoverage(sec *docSection) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	held := 0.0
+	for _, t := range q.terms {
+		held += t.match(sec.context)
+	}
+	return held / q.total
+}
 
 // Answer answers a question from the documentation sections: the best passage's most
 // relevant sentences and the table rows or list items that match, quoted as written, or
@@ -732,8 +775,22 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	if debugBest != nil {
 		debugBest(best)
 	}
-	if best.coverage < minCoverage || best.own < minOwn || ix.namesUnknown(text) {
+	if ix.namesUnknown(text) {
 		return nil, false
+	}
+	if best.coverage < minCoverage || best.own < minOwn {
+		// No one unit holds enough of the question, but the section may: its heading and
+		// units together hold nearly all of the question's words ("Which statuses does a
+		// message go through?" under "Message statuses", the statuses in a list). Then the
+		// section's best unit answers.
+		// Or the section's heading is about the question ("How tokens are stored" for "Is
+		// my token stored in plain text?"): off-topic questions share a word or two with a
+		// sentence, seldom a good share of a heading.
+		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
+		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage
+		if !bySection && !byHeading {
+			return nil, false
+		}
 	}
 	chosen := []scored{best}
 	length := len(best.u.text)
@@ -742,8 +799,13 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	leadIn := strings.HasSuffix(best.u.text, ":")
 	for u := best.u; ; {
 		next := nextUnit(u)
-		if next == nil || len(chosen) > maxAnswerUnit || length+len(next.text) > maxAnswerLen ||
-			!leadIn && !continues(next.text) {
+		if next == nil {
+			break
+		}
+		// A lead-in ("Its tools are:") is never quoted alone: the first thing it introduces
+		// comes with it, however long.
+		tooLong := length+len(next.text) > maxAnswerLen && !(leadIn && u == best.u)
+		if next == nil || len(chosen) > maxAnswerUnit || tooLong || !leadIn && !continues(next.text) {
 			break
 		}
 		chosen = append(chosen, scored{u: next, score: best.score})

@@ -44,6 +44,11 @@ func cites(a Answer, want []string) bool {
 	})
 }
 
+// minQuestions is the size of each set: the two halves of the issue's evaluation, and
+// dev2, a second tuning set written later from CONTRACT.md and SERVICE.md (never from the
+// test half's misses) to tune on more questions than tune.json alone.
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "test": 75}
+
 // qaTarget is the share of questions each half must answer right (issue 13).
 const qaTarget = 0.90
 
@@ -64,7 +69,7 @@ var qaFloor = map[string]float64{"tune": 0.84, "test": 0.74}
 func TestAnswerQuality(t *testing.T) {
 	ix := shippedIndex(t)
 	verbose := os.Getenv("QA_VERBOSE") != ""
-	for _, half := range []string{"tune", "test"} {
+	for _, half := range []string{"tune", "dev2", "test"} {
 		t.Run(half, func(t *testing.T) {
 			qs := loadQA(t, half+".json")
 			good, total, offTopic := 0, 0, 0
@@ -105,8 +110,8 @@ func TestAnswerQuality(t *testing.T) {
 			}
 			share := float64(good) / float64(total)
 			t.Logf("%s half: %d of %d questions answered right (%.1f%%); %d off-topic questions", half, good, total, 100*share, offTopic)
-			if total < 75 || offTopic < 10 {
-				t.Errorf("the %s half has %d questions and %d off-topic ones; want at least 75 and 10", half, total, offTopic)
+			if total < minQuestions[half] || offTopic < 10 {
+				t.Errorf("the %s half has %d questions and %d off-topic ones; want at least %d and 10", half, total, offTopic, minQuestions[half])
 			}
 			if share < qaTarget {
 				// Not met yet (see qaFloor): said on every run, never silently.
