@@ -804,13 +804,16 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 		// A lead-in ("Its tools are:") is never quoted alone: the first thing it introduces
 		// comes with it, however long.
-		tooLong := length+len(next.text) > maxAnswerLen && !(leadIn && u == best.u)
-		if next == nil || len(chosen) > maxAnswerUnit || tooLong || !leadIn && !continues(next.text) {
+		tooLong := length+len(next.text) > maxAnswerLen && !strings.HasSuffix(u.text, ":")
+		if len(chosen) > maxAnswerUnit || tooLong || !leadIn && !continues(next.text) {
 			break
 		}
 		chosen = append(chosen, scored{u: next, score: best.score})
 		length += len(next.text)
-		if !leadIn {
+		// A continuation that introduces what follows ("Its tools are:") brings it too.
+		if strings.HasSuffix(next.text, ":") {
+			leadIn = true
+		} else if !leadIn {
 			break
 		}
 		u = next
