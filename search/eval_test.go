@@ -52,19 +52,21 @@ var minQuestions = map[string]int{"tune": 75, "dev2": 60, "test": 75}
 // qaTarget is the share of questions each half must answer right (issue 13).
 const qaTarget = 0.90
 
-// qaFloor is the share each half reached when the evaluation was written, below the
-// target: the test fails on a regression while the shortfall is logged on every run. The
-// tuning half answered 87.7% on this branch's docs and 84.1% on the docs other changes
-// were adding at the same time (a new security page, rate limits of the customer API), so
-// its floor is the lower figure; the held-out half answered 74.6% on both. Raise a floor
-// whenever the answerer improves; it never goes down, and it goes once both halves reach
-// qaTarget.
-var qaFloor = map[string]float64{"tune": 0.84, "test": 0.74}
+// qaFloor is the share each set answers right on this branch's docs, rounded down to the
+// percent, below the target: the test fails on a regression while the shortfall is logged
+// on every run. Measured when issue 13 was finished: tune 125/138 (90.6%), dev2 48/62
+// (77.4%), test 105/138 (76.1%; it was 103/138, 74.6%, before dev2 and the changes tuned
+// on it). Raise a floor whenever the answerer improves; it never goes down, and the test
+// half's goes to qaTarget once it gets there. Docs edited on other branches move these
+// figures by a point or more either way: a drop after a merge is a regression to look
+// at (a fact moved, a heading renamed), not a floor to lower.
+var qaFloor = map[string]float64{"tune": 0.90, "dev2": 0.77, "test": 0.76}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
-// the share answered right, per half, with every miss. The tuning half (tune.json) is what
-// the answerer's weights and thresholds were calibrated on; the test half (test.json) was
-// written with it and never tuned on. Both must reach qaTarget (not met yet: see qaFloor);
+// the share answered right, per set, with every miss. The tuning half (tune.json) and dev2
+// (dev2.json) are what the answerer's weights and thresholds were calibrated on; the test
+// half (test.json) was written with tune.json and is never tuned on: only its score is
+// looked at. Both must reach qaTarget (not met yet: see qaFloor);
 // every off-topic question must be declined with the nearest sections.
 func TestAnswerQuality(t *testing.T) {
 	ix := shippedIndex(t)
