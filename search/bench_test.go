@@ -212,6 +212,30 @@ func BenchmarkPassages(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchDocs is a public API docs search (type=docs) on the shipped docs: the
+// sections ranked as searchDocumentation ranks them, to a fixed depth, one page of 10.
+func BenchmarkSearchDocs(b *testing.B) {
+	ix, err := Build(shipped(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	queries := []string{"webhook retry", "how do I paginate messages", "rate limit", "idempotency-ke", "kamiro tensul"}
+	settle()
+	d := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := ix.Search(context.Background(), Query{Q: queries[i%len(queries)], Type: content.TypeDocs}); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	reportLatency(b, d)
+}
+
 func BenchmarkBuild(b *testing.B) {
 	for _, c := range []struct {
 		name  string
