@@ -93,6 +93,7 @@ func TestPublicSearch(t *testing.T) {
 			{"webhook endpoint down lands on retries", "webhook endpoint down retry", "/docs/external-api-dispatching#retries-backoff-and-retry-after"},
 			{"paginate lands on page and page_size", "paginate messages page_size", "/docs/pagination#"},
 			{"a prefix as you type", "idempotency-ke", "/docs/"},
+			{"only a prefix", "retr", "/docs/external-api-dispatching#"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,8 @@ const docsDepth = 100
 // a prefix (search as you type), like the site search; a whole word does not, so that a
 // question gets the sections Passages gives it.
 func (ix *Index) searchDocs(ctx context.Context, text string, limit, offset int) (*Page, error) {
-	ps, q, err := ix.rankPassages(ctx, text, docsDepth, ix.partialLastWord(text))
+	partial := ix.partialLastWord(text)
+	ps, q, err := ix.rankPassages(ctx, text, docsDepth, partial != "")
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +39,23 @@ func (ix *Index) searchDocs(ctx context.Context, text string, limit, offset int)
 		if e, ok := ix.byPath[path]; ok {
 			r.MarkdownURL, r.Updated = e.page.MarkdownPath(), e.page.Updated
 		}
-		r.Summary = clip(p.Text, fragmentSize)
+		r.Summary = clip(ix.opening(p), fragmentSize)
 		snip := ix.snippet(p.URL, q, fragmentSize)
+		if partial != "" && !ix.hasPrefixed(snip, partial) {
+			// The word being typed matched: show where.
+			if sec := ix.ans.sections[p.URL]; sec != nil {
+				for _, u := range sec.units {
+					if ix.hasPrefixed(u.text, partial) {
+						snip = u.text
+						break
+					}
+				}
+			}
+		}
 		if snip == "" {
 			snip = r.Summary
 		}
-		r.Highlight = ix.mark(clip(snip, fragmentSize+40), q)
+		r.Highlight = ix.mark(clip(snip, fragmentSize+40), q, partial)
 		out.Results = append(out.Results, r)
 	}
 	if end < len(ps) && end <= maxOffset {
@@ -65,9 +77,28 @@ func clip(s string, n int) string {
 	return string(r) + "…"
 }
 
+// opening is the start of a section as its units read (a table row as "column: value"),
+// rather than its plain text, where a table's header runs into its rows.
+func (ix *Index) opening(p Passage) string {
+	sec := ix.ans.sections[p.URL]
+	if sec == nil || len(sec.units) == 0 {
+		return p.Text
+	}
+	var parts []string
+	n := 0
+	for _, u := range sec.units {
+		if n > fragmentSize {
+			break
+		}
+		parts = append(parts, u.text)
+		n += len(u.text) + 1
+	}
+	return strings.Join(parts, " ")
+}
+
 // mark is text HTML-escaped, with the words that match the question's terms (or their
-// synonyms) in <mark>…</mark>.
-func (ix *Index) mark(text string, q question) string {
+// synonyms), or begin with prefix when it is not "", in <mark>…</mark>.
+func (ix *Index) mark(text string, q question, prefix string) string {
 	want := termSet{}
 	for _, t := range q.terms {
 		want[t.term] = true
@@ -82,7 +113,7 @@ func (ix *Index) mark(text string, q question) string {
 		if start < last || end > len(text) {
 			continue
 		}
-		hit := false
+		hit := prefix != "" && strings.HasPrefix(string(tok.Term), prefix)
 		for _, t := range ix.terms(text[start:end]) {
 			if want[t] {
 				hit = true
@@ -102,18 +133,31 @@ func (ix *Index) mark(text string, q question) string {
 	return b.String()
 }
 
-// partialLastWord reports whether the last word of a text is not a stop word and not a
-// word of the documentation sections: being typed, it is the start of one.
-func (ix *Index) partialLastWord(text string) bool {
+// partialLastWord is the last word of a text when it is not a stop word and not a word of
+// the documentation sections: being typed, it is the start of one. "" otherwise.
+func (ix *Index) partialLastWord(text string) string {
 	ws := ix.split(text)
 	if len(ws) == 0 || ws[len(ws)-1].stem == "" {
-		return false
+		return ""
 	}
 	last := ws[len(ws)-1].raw
+	if utf8.RuneCountInString(last) < prefixMin {
+		return ""
+	}
 	for _, f := range passageFields {
 		if fv := ix.passageVocab.fields[f.raw()]; fv != nil && fv.docs[last] > 0 {
-			return false
+			return ""
 		}
 	}
-	return true
+	return last
+}
+
+// hasPrefixed reports whether a word of text begins with prefix.
+func (ix *Index) hasPrefixed(text, prefix string) bool {
+	for _, tok := range ix.words.Analyze([]byte(text)) {
+		if strings.HasPrefix(string(tok.Term), prefix) {
+			return true
+		}
+	}
+	return false
 }
