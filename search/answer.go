@@ -49,10 +49,15 @@ type Quote struct {
 }
 
 // Text is the answer as one paragraph: the quotes joined.
+// A quote that does not end a sentence (a table row, a list item) is closed with a period,
+// so that quoted rows do not run into one another.
 func (a Answer) Text() string {
 	parts := make([]string, len(a.Quotes))
 	for i, q := range a.Quotes {
 		parts[i] = q.Text
+		if i < len(a.Quotes)-1 && q.Text != "" && !strings.ContainsAny(q.Text[len(q.Text)-1:], ".!?:;") {
+			parts[i] += "."
+		}
 	}
 	return strings.Join(parts, " ")
 }
