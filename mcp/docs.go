@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -34,7 +35,7 @@ func NewDocsServer(cfg Config) *server.MCPServer {
 	}
 	s := newServer("answerdesk-docs", "answerdesk documentation", cfg, docsInstructions,
 		append(publicBudget(cfg), server.WithResourceCapabilities(false, false))...)
-	d := &docs{cfg: cfg, base: cfg.base(), kb: newDocsKB(cfg.Site, cfg.base())}
+	d := &docs{cfg: cfg, base: cfg.base()}
 	if cfg.LLMURL != "" {
 		d.llm = &llm.Client{URL: cfg.LLMURL, Model: cfg.LLMModel, Key: cfg.LLMKey, HTTP: cfg.HTTPClient}
 	}
@@ -50,8 +51,18 @@ func NewDocsServer(cfg Config) *server.MCPServer {
 type docs struct {
 	cfg  Config
 	base string
-	kb   *docsKB
 	llm  *llm.Client
+}
+
+// docPages are the documentation pages, in site order.
+func (d *docs) docPages() []*content.Page {
+	var out []*content.Page
+	for _, pg := range d.cfg.Site.Pages {
+		if pg.Type == content.TypeDocs {
+			out = append(out, pg)
+		}
+	}
+	return out
 }
 
 func (d *docs) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
@@ -73,8 +84,8 @@ type section struct {
 	Section string `json:"section" jsonschema:"The section's heading (Introduction for the text before the first heading)."`
 }
 
-func (d *docs) cite(sec *docSection) section {
-	return section{Title: sec.page.Title, URL: d.base + sec.url, Section: headingOr(sec.heading)}
+func (d *docs) cite(p search.Passage) section {
+	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: headingOr(p.Heading)}
 }
 
 // headingOr is a section's heading as shown: Introduction for the text before the first.
@@ -157,12 +168,9 @@ func (d *docs) search(ctx context.Context, req mcpgo.CallToolRequest) (docSearch
 		return docSearch{}, err
 	}
 	out := docSearch{Query: q, Results: []passage{}}
-	pq := d.kb.prepare(q)
 	for _, p := range ps {
-		r := passage{Title: p.PageTitle, Section: headingOr(p.Heading), URL: d.base + p.URL, Score: round(p.Score)}
-		if sec := d.kb.byURL[p.URL]; sec != nil {
-			r.Snippet = d.kb.snippet(sec, pq, 320)
-		} else {
+		r := passage{Title: p.PageTitle, Section: headingOr(p.Heading), URL: d.base + p.URL, Score: round(p.Score), Snippet: p.Snippet}
+		if r.Snippet == "" {
 			r.Snippet = truncate(p.Text, 320)
 		}
 		out.Results = append(out.Results, r)
@@ -246,7 +254,7 @@ func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
 	pg, ok := d.cfg.Site.Page(p)
 	if p != "/docs" && (!ok || pg.Type != content.TypeDocs) {
 		var paths []string
-		for _, dp := range d.kb.docPages {
+		for _, dp := range d.docPages() {
 			paths = append(paths, dp.Path)
 		}
 		what := fmt.Sprintf("no documentation page at %s", p)
@@ -257,8 +265,8 @@ func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
 	}
 	pc, _ := renderPage(d.cfg.Site, p, d.base)
 	out := docPage{pageContent: pc, Sections: []section{}}
-	for _, sec := range d.kb.byPage[p] {
-		if sec.heading != "" {
+	if d.cfg.Index != nil {
+		for _, sec := range d.cfg.Index.Sections(p) {
 			out.Sections = append(out.Sections, d.cite(sec))
 		}
 	}
@@ -270,7 +278,7 @@ func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
 // answer is askQuestion's result.
 type answer struct {
 	Question string    `json:"question" jsonschema:"The question asked."`
-	Answered bool      `json:"answered" jsonschema:"False when the documentation does not cover the question; then answer says so and sources lists the closest sections, if any."`
+	Answered bool      `json:"answered" jsonschema:"False when the documentation does not cover the question; then answer says so and sources lists the three nearest sections."`
 	Answer   string    `json:"answer" jsonschema:"The answer, in Markdown: sentences quoted from the documentation (extractive) or composed from its passages (llm)."`
 	Method   string    `json:"method" jsonschema:"How the answer was made: extractive or llm."`
 	Sources  []section `json:"sources" jsonschema:"The documentation sections the answer is taken from, each with the page title, the section's URL (#anchor) and heading."`
@@ -285,7 +293,7 @@ func (d *docs) askQuestion() server.ServerTool {
 		outputSchema[answer]())
 	tool := toolDef("askQuestion",
 		"Answer a question about answerdesk from its documentation, in 1 to 4 sentences taken from the docs (numbers, codes and parameter names as written), with the sections it used in sources (page title, URL with #anchor, section heading). "+
-			"When the docs do not cover the question, answered is false and the answer says so: do not guess then. Use it for direct questions; use searchDocumentation to explore and getPage to read a page in full.", opts...)
+			"When the docs do not cover the question, answered is false, the answer says so and sources lists the three nearest sections: do not guess then. Use it for direct questions; use searchDocumentation to explore and getPage to read a page in full.", opts...)
 	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		out, err := d.ask(ctx, req)
 		if err != nil {
@@ -307,7 +315,8 @@ func (d *docs) askQuestion() server.ServerTool {
 	}}
 }
 
-// askPassages is how many passages an answer is drawn from.
+// askPassages is how many of the retrieved passages a language model composes an answer
+// from (the extractive answer weighs all of them).
 const askPassages = 8
 
 func (d *docs) ask(ctx context.Context, req mcpgo.CallToolRequest) (answer, error) {
@@ -326,45 +335,38 @@ func (d *docs) ask(ctx context.Context, req mcpgo.CallToolRequest) (answer, erro
 	if err != nil {
 		return answer{}, err
 	}
-	ps, err := ix.Passages(ctx, text, askPassages)
+	ans, err := ix.Answer(ctx, text)
 	if err != nil {
 		return answer{}, err
 	}
-	if d.llm != nil && len(ps) > 0 {
-		out, err := d.askLLM(ctx, text, ps)
+	if d.llm != nil && len(ans.Passages) > 0 {
+		out, err := d.askLLM(ctx, text, ans.Passages[:min(askPassages, len(ans.Passages))])
 		if err == nil {
 			return out, nil
 		}
 		d.cfg.logger().WarnContext(ctx, "askQuestion: the LLM endpoint failed; answering extractively", "err", err)
 	}
-	return d.extractive(text, ps), nil
+	return d.extractive(ans), nil
 }
 
-// extractive is the question's answer from the documentation, with
-// its sources. It is what askQuestion returns without an LLM endpoint.
-func (d *docs) extractive(text string, ps []search.Passage) answer {
-	ex := d.kb.answer(text, ps)
-	out := answer{Question: text, Answered: ex.answered, Method: "extractive", Sources: []section{}}
-	seen := map[*docSection]bool{}
-	if !ex.answered {
+// extractive is askQuestion's result from the index's extractive answer: the quotes with
+// their sections, or "not covered" with the nearest sections.
+func (d *docs) extractive(ans search.Answer) answer {
+	out := answer{Question: ans.Question, Answered: ans.Answered, Method: "extractive", Sources: []section{}}
+	if !ans.Answered {
 		out.Answer = notCovered
-		if len(ex.related) > 0 {
-			out.Answer += " The closest sections are listed in sources; they may help."
+		if len(ans.Nearest) > 0 {
+			out.Answer += " The nearest sections are listed in sources; they may help."
 		}
-		for _, sec := range ex.related {
-			out.Sources = append(out.Sources, d.cite(sec))
+		for _, p := range ans.Nearest {
+			out.Sources = append(out.Sources, d.cite(p))
 		}
 		return out
 	}
-	var parts []string
-	for _, u := range ex.units {
-		parts = append(parts, u.text)
-		if !seen[u.sec] {
-			seen[u.sec] = true
-			out.Sources = append(out.Sources, d.cite(u.sec))
-		}
+	out.Answer = ans.Text()
+	for _, p := range ans.Sources {
+		out.Sources = append(out.Sources, d.cite(p))
 	}
-	out.Answer = strings.Join(parts, " ")
 	return out
 }
 
@@ -404,20 +406,15 @@ func (d *docs) askLLM(ctx context.Context, text string, ps []search.Passage) (an
 		out.Sources = append(out.Sources, d.citePassage(ps[n-1]))
 	}
 	if len(out.Sources) == 0 {
-		for _, p := range ps[:min(3, len(ps))] {
-			out.Sources = append(out.Sources, d.citePassage(p))
-		}
+		// The model must cite the passages it used; an answer citing none cannot be
+		// checked against the docs, so the extractive answer is given instead.
+		return answer{}, errors.New("the model's answer cites no passage")
 	}
 	out.Answer = strings.TrimSpace(citation.ReplaceAllString(reply, ""))
 	return out, nil
 }
 
-func (d *docs) citePassage(p search.Passage) section {
-	if sec := d.kb.byURL[p.URL]; sec != nil {
-		return d.cite(sec)
-	}
-	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: headingOr(p.Heading)}
-}
+func (d *docs) citePassage(p search.Passage) section { return d.cite(p) }
 
 // --- resources ---
 
@@ -442,7 +439,7 @@ func (d *docs) resources() []server.ServerResource {
 		}})
 	}
 	add("/docs", "docs", "Documentation", "The list of every answerdesk documentation page.", time.Time{})
-	for _, pg := range d.kb.docPages {
+	for _, pg := range d.docPages() {
 		add(pg.Path, "docs/"+pg.Slug, pg.Title, pg.Summary, pg.Updated)
 	}
 	return out

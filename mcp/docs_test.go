@@ -175,8 +175,31 @@ func TestDocsServer(t *testing.T) {
 	t.Run("askQuestion_says_when_the_docs_do_not_cover_it", func(t *testing.T) {
 		var out answer
 		structured(t, call(t, c, "askQuestion", map[string]any{"question": "What is the capital of France?"}), &out)
-		if out.Answered || !strings.Contains(out.Answer, "does not cover") {
+		if out.Answered || !strings.Contains(out.Answer, "does not cover") || len(out.Sources) != 3 {
 			t.Errorf("%+v", out)
+		}
+	})
+
+	// The new user's questions of issue 13 land on the section that answers them.
+	t.Run("askQuestion_new_user_questions", func(t *testing.T) {
+		for _, tc := range []struct{ question, section, fact string }{
+			{"what happens when my webhook endpoint is down?", "/docs/external-api-dispatching#retries-backoff-and-retry-after", "retr"},
+			{"my webhook endpoint returns 500, will you retry?", "/docs/external-api-dispatching#retries-backoff-and-retry-after", "5xx"},
+			{"how do I paginate messages?", "", "page_size"},
+		} {
+			var out answer
+			structured(t, call(t, c, "askQuestion", map[string]any{"question": tc.question}), &out)
+			if !out.Answered || !strings.Contains(out.Answer, tc.fact) {
+				t.Errorf("%q: %+v", tc.question, out)
+			}
+			if tc.section != "" && !slices.ContainsFunc(out.Sources, func(s section) bool { return s.URL == base+tc.section }) {
+				t.Errorf("%q: sources %+v, want %s", tc.question, out.Sources, tc.section)
+			}
+		}
+		var found docSearch
+		structured(t, call(t, c, "searchDocumentation", map[string]any{"query": "what happens when my webhook endpoint is down?", "limit": 3}), &found)
+		if !slices.ContainsFunc(found.Results, func(p passage) bool { return strings.HasSuffix(p.URL, "#retries-backoff-and-retry-after") }) {
+			t.Errorf("searchDocumentation top 3: %+v", found.Results)
 		}
 	})
 
@@ -276,6 +299,15 @@ func TestAskQuestionLLM(t *testing.T) {
 		}
 		if len(out.Sources) != 1 || out.Sources[0].URL != base+ps[0].URL {
 			t.Errorf("sources %+v, want the first passage %s", out.Sources, ps[0].URL)
+		}
+	})
+
+	t.Run("an_answer_without_citations_falls_back_to_extractive", func(t *testing.T) {
+		fake.reply = "Recording audio is kept for 31 days."
+		var out answer
+		structured(t, call(t, c, "askQuestion", map[string]any{"question": question}), &out)
+		if !out.Answered || out.Method != "extractive" || !strings.Contains(out.Answer, "31 days") || len(out.Sources) == 0 {
+			t.Errorf("%+v", out)
 		}
 	})
 

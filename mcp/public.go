@@ -193,7 +193,7 @@ func (p *publicTools) searchSite() server.ServerTool {
 		mcpgo.WithString("cursor",
 			mcpgo.Description("The nextCursor of the previous result, to get the next page. Use it with the same query, type and limit; leave it out for the first page.")),
 		mcpgo.WithString("type", mcpgo.Enum(content.Types...),
-			mcpgo.Description("Only pages of this type: service, industry, location, blog, page or docs. Leave it out for every type.")),
+			mcpgo.Description("Only pages of this type: service, industry, location, blog, page or docs. With docs, the results are documentation sections (any word may match; the URL carries the section's #anchor), ranked as the docs server's searchDocumentation ranks them. Leave it out for every type.")),
 		outputSchema[public.Search]())
 	tool := toolDef("search_site",
 		"Search every page of the site and its documentation (services, industries, locations, blog posts, pages, docs) by words. "+

@@ -84,6 +84,60 @@ func TestPublicSearch(t *testing.T) {
 			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
 		}
 	})
+	// type=docs returns the documentation sections that back searchDocumentation and
+	// askQuestion (issue 13), in the public API's shape and paging.
+	t.Run("docs_are_sections_of_pages", func(t *testing.T) {
+		cases := []struct {
+			name, q, first string
+		}{
+			{"webhook endpoint down lands on retries", "webhook endpoint down retry", "/docs/external-api-dispatching#retries-backoff-and-retry-after"},
+			{"paginate lands on page and page_size", "paginate messages page_size", "/docs/pagination#"},
+			{"a prefix as you type", "idempotency-ke", "/docs/"},
+			{"only a prefix", "retr", "/docs/external-api-dispatching#"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				b := find(t, "type=docs&limit=5&q="+url.QueryEscape(tc.q))
+				if len(b.Results) == 0 || !strings.HasPrefix(b.Results[0].URL, ts.URL+tc.first) {
+					t.Fatalf("first result: %+v, want %s", b.Results, tc.first)
+				}
+				for _, r := range b.Results {
+					page, anchor, _ := strings.Cut(r.URL, "#")
+					if r.Type != "docs" || r.MarkdownURL != page+".md" || r.UpdatedAt == "" || r.Summary == "" || !strings.Contains(r.Highlight, "<mark>") {
+						t.Errorf("result %+v", r)
+					}
+					if anchor != "" && !strings.Contains(r.Title, ": ") {
+						t.Errorf("title %q of a section names no heading", r.Title)
+					}
+				}
+			})
+		}
+		seen := map[string]bool{}
+		q := "type=docs&q=retry&limit=3"
+		pages := 0
+		for {
+			b := find(t, q)
+			for _, r := range b.Results {
+				if seen[r.URL] {
+					t.Fatalf("%s repeated on page %d", r.URL, pages)
+				}
+				seen[r.URL] = true
+			}
+			pages++
+			if b.NextCursor == nil {
+				break
+			}
+			q = "type=docs&q=retry&limit=3&cursor=" + url.QueryEscape(*b.NextCursor)
+		}
+		all := find(t, "type=docs&q=retry&limit=50")
+		if pages < 2 || (all.NextCursor == nil && len(seen) != len(all.Results)) {
+			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
+		}
+		var e errorBody
+		if resp := getJSON(t, ts.URL+"/api/v1/search?type=docs&q=retry&limit=4&cursor="+url.QueryEscape(*find(t, "type=docs&q=retry&limit=3").NextCursor), &e); resp.StatusCode != 400 || e.Code != "rest_invalid_param" {
+			t.Errorf("a cursor with another limit: %d %+v", resp.StatusCode, e)
+		}
+	})
 	t.Run("bad_input", func(t *testing.T) {
 		first := find(t, "q=calls&limit=2")
 		cases := map[string]string{

@@ -2,8 +2,11 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -209,6 +212,30 @@ func BenchmarkPassages(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchDocs is a public API docs search (type=docs) on the shipped docs: the
+// sections ranked as searchDocumentation ranks them, to a fixed depth, one page of 10.
+func BenchmarkSearchDocs(b *testing.B) {
+	ix, err := Build(shipped(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	queries := []string{"webhook retry", "how do I paginate messages", "rate limit", "idempotency-ke", "kamiro tensul"}
+	settle()
+	d := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := ix.Search(context.Background(), Query{Q: queries[i%len(queries)], Type: content.TypeDocs}); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	reportLatency(b, d)
+}
+
 func BenchmarkBuild(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -255,4 +282,48 @@ func TestGeneratedCorpus(t *testing.T) {
 			t.Errorf("%+v: no results", q)
 		}
 	}
+}
+
+// BenchmarkAnswer is the extractive answer on the shipped documentation (the target is a
+// p99 of 10 ms): the evaluation questions of both halves, the off-topic ones included, in
+// turn.
+func BenchmarkAnswer(b *testing.B) {
+	site, err := content.Load(content.Embedded())
+	if err != nil {
+		b.Skipf("shipped content does not load: %v", err)
+	}
+	ix, err := Build(site.Pages)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var questions []string
+	for _, name := range []string{"tune.json", "test.json"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "qa", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var qs []struct {
+			Question string `json:"question"`
+		}
+		if err := json.Unmarshal(raw, &qs); err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range qs {
+			questions = append(questions, q.Question)
+		}
+	}
+	settle()
+	d := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := ix.Answer(context.Background(), questions[i%len(questions)]); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	reportLatency(b, d)
 }

@@ -8,7 +8,8 @@
 // deletion, substitution or swap of neighbours; words of four characters or more); the last
 // word also matches the indexed words it begins (search as you type). Results are ordered
 // by score, then path, paged with opaque cursors bound to the query, and carry a snippet
-// with the matched words in <mark>. Passage search takes any of the words.
+// with the matched words in <mark>. Passage search takes any of the words; a site search of
+// type docs returns passages (see searchDocs).
 //
 // An Index is built once, in memory, from the loaded content, and is read-only after.
 package search
@@ -61,6 +62,9 @@ const (
 	maxOffset     = 10000 // deepest result a cursor can reach
 	fragmentSize  = 160   // characters of a highlight
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
+	synonymBoost  = 0.5   // weight of a synonym's match against the word's own
+	rerankDepth   = 16    // passages retrieved for reranking, at least
+	snippetLen    = 320   // characters of a passage's snippet, about
 )
 
 // Errors of a query; the caller answers them as a bad parameter.
@@ -106,6 +110,10 @@ type Passage struct {
 	URL       string // path#anchor, the anchor being the heading's id in the rendered page
 	Text      string // plain text, Markdown syntax stripped
 	Score     float64
+	// Snippet is the part of the section that best matches the question: its best
+	// sentence, list item or table row and the ones after it, as written.
+	Snippet string
+	bm25    float64 // the retrieval score; Score is the reranked one
 }
 
 // Index is a Bleve index over content pages and their passages. It is read-only once
@@ -121,6 +129,7 @@ type Index struct {
 	pageVocab, passageVocab *vocab
 	docs                    int // pages
 	cursorKey               []byte
+	ans                     *answerer // the docs sections, for questions
 }
 
 type pageEntry struct {
@@ -207,6 +216,8 @@ func Build(pages []*content.Page) (*Index, error) {
 	}
 
 	pb, qb := ix.pages.NewBatch(), ix.passages.NewBatch()
+	docSecs, docRank := map[string][]section{}, map[string]int{}
+	var docOrder []string
 	for _, p := range sorted {
 		md := parseMarkdown(p.Markdown, p.HTML)
 		e := &pageEntry{page: p, title: validUTF8(p.Title), summary: validUTF8(p.Summary), body: validUTF8(md.text)}
@@ -224,6 +235,9 @@ func Build(pages []*content.Page) (*Index, error) {
 		if p.Type != content.TypeDocs {
 			continue
 		}
+		docSecs[p.Path] = md.sections
+		docRank[p.Path] = p.Order
+		docOrder = append(docOrder, p.Path)
 		for _, s := range md.sections {
 			ps := &Passage{PageTitle: e.title, Heading: validUTF8(s.heading), URL: p.Path, Text: validUTF8(s.text)}
 			if s.anchor != "" {
@@ -234,9 +248,9 @@ func Build(pages []*content.Page) (*Index, error) {
 			}
 			ix.byID[ps.URL] = ps
 			doc := map[string]any{}
-			setText(doc, "page_title", ps.PageTitle)
-			setText(doc, "heading", ps.Heading)
-			setText(doc, "text", ps.Text)
+			setText(doc, "page_title", joinToDo(ps.PageTitle))
+			setText(doc, "heading", joinToDo(ps.Heading))
+			setText(doc, "text", joinToDo(ps.Text))
 			if err := qb.Index(ps.URL, doc); err != nil {
 				return nil, fmt.Errorf("search: index %s: %w", ps.URL, err)
 			}
@@ -260,6 +274,7 @@ func Build(pages []*content.Page) (*Index, error) {
 	if ix.passageVocab, err = buildVocab(ix.passages, passageFields); err != nil {
 		return nil, err
 	}
+	ix.buildAnswerer(docSecs, docOrder, docRank)
 	ok = true
 	return ix, nil
 }
@@ -479,6 +494,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Page, error) {
 			return nil, err
 		}
 	}
+	if q.Type == content.TypeDocs {
+		return ix.searchDocs(ctx, text, limit, offset)
+	}
 	out := &Page{Results: []Result{}}
 	must, should := buildQuery(ix.split(text), pageFields, true, true, ix.pageVocab)
 	if len(must) == 0 {
@@ -659,8 +677,13 @@ func mergeLocations(a, b bsearch.TermLocationMap) bsearch.TermLocationMap {
 // text, with one typo allowed per word of fuzzyMin characters or more. limit is 1..MaxLimit,
 // 0 for DefaultPassages.
 func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Passage, error) {
-	text := normalize(question)
-	if text == "" {
+	return ix.passagesFor(ctx, question, limit, true)
+}
+
+// passagesFor is Passages; snippets are left out without withSnippets (an answer needs
+// them for its sources only).
+func (ix *Index) passagesFor(ctx context.Context, question string, limit int, withSnippets bool) ([]Passage, error) {
+	if normalize(question) == "" {
 		return nil, ErrEmptyQuery
 	}
 	if limit == 0 {
@@ -669,24 +692,68 @@ func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Pa
 	if limit < 1 || limit > MaxLimit {
 		return nil, ErrBadLimit
 	}
+	out, q, err := ix.rankPassages(ctx, question, max(limit, rerankDepth), false)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	if withSnippets {
+		for i := range out {
+			out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
+		}
+	}
+	return out, nil
+}
+
+// rankPassages retrieves up to depth passages for a text by BM25 (any word, synonyms for
+// less; with prefix, the last word also as the start of a word) and reranks them by their
+// best unit (see rerank). It returns them best first, with the prepared question.
+func (ix *Index) rankPassages(ctx context.Context, words string, depth int, prefix bool) ([]Passage, question, error) {
+	text := normalize(words)
+	if text == "" {
+		return nil, question{}, ErrEmptyQuery
+	}
 	out := []Passage{}
-	_, should := buildQuery(ix.split(text), passageFields, false, false, ix.passageVocab)
-	if len(should) == 0 {
-		return out, nil
+	_, should := buildQuery(ix.split(joinToDoQuestion(text)), passageFields, false, prefix, ix.passageVocab)
+	q := ix.prepare(text)
+	if len(should) == 0 && len(q.synQ) == 0 {
+		return out, q, nil
+	}
+	// The synonyms a docs reader uses ("webhook" for dispatching) match too, for less.
+	for _, t := range q.terms {
+		for _, alt := range t.alts {
+			for _, f := range passageFields[:1] {
+				tq := query.NewTermQuery(alt)
+				tq.SetField(f.name)
+				tq.SetBoost(f.boost * synonymBoost)
+				should = append(should, tq)
+			}
+			tq := query.NewTermQuery(alt)
+			tq.SetField("text")
+			tq.SetBoost(synonymBoost)
+			should = append(should, tq)
+		}
 	}
 	bq := query.NewDisjunctionQuery(should)
-	req := bleve.NewSearchRequestOptions(bq, limit, 0, false)
+	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
 	req.SortBy(byScoreThenID)
 	res, err := ix.passages.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, q, fmt.Errorf("search: %w", err)
 	}
 	for _, h := range res.Hits {
 		if p, ok := ix.byID[h.ID]; ok {
 			ps := *p
-			ps.Score = h.Score
+			ps.Score, ps.bm25 = h.Score, h.Score
 			out = append(out, ps)
 		}
 	}
-	return out, nil
+	// The best rerankDepth by BM25 are reranked among themselves (their priors are shares of
+	// that set); any deeper ones follow in BM25 order. So a passage's rank does not depend
+	// on how many were asked for: searchDocumentation, askQuestion and a docs search
+	// agree.
+	ix.rerank(q, out[:min(len(out), rerankDepth)])
+	return out, q, nil
 }

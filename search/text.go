@@ -30,6 +30,25 @@ type section struct {
 	heading string
 	anchor  string
 	text    string
+	units   []unitSrc // the quotable parts, for question answering
+}
+
+// unitKind is what a unit of a section is: a sentence of a paragraph, a list item, or a
+// table row. Items and rows are quoted whole, so that no part of them stands alone.
+type unitKind uint8
+
+const (
+	kindSentence unitKind = iota
+	kindItem
+	kindRow
+)
+
+// unitSrc is a quotable part of a section as written: code spans keep their backquotes,
+// links keep only their text; sub is the "### " heading it is under, if any.
+type unitSrc struct {
+	text string
+	kind unitKind
+	sub  string
 }
 
 // plainDoc is a page body reduced to plain text.
@@ -74,6 +93,7 @@ func parseMarkdown(body, rendered string) plainDoc {
 	var doc plainDoc
 	cur := section{}
 	var sec textWriter
+	sub := ""
 	flush := func() {
 		cur.text = sec.String()
 		if cur.heading != "" || cur.anchor != "" || cur.text != "" {
@@ -87,11 +107,13 @@ func parseMarkdown(body, rendered string) plainDoc {
 			var hw textWriter
 			writePlain(&hw, h, src)
 			cur = section{heading: hw.String(), anchor: anchors[h]}
+			sub = ""
 			writePlain(&all, n, src)
 			continue
 		}
 		writePlain(&all, n, src)
 		writePlain(&sec, n, src)
+		cur.units = collectUnits(cur.units, n, src, &sub)
 	}
 	flush()
 	doc.text = all.String()
@@ -101,8 +123,9 @@ func parseMarkdown(body, rendered string) plainDoc {
 // textWriter collects plain text, separating blocks by a newline and collapsing runs of
 // blank space.
 type textWriter struct {
-	b       strings.Builder
-	pending string // separator to write before the next text
+	b        strings.Builder
+	pending  string // separator to write before the next text
+	keepCode bool   // code spans keep their backquotes (text to quote, not to index)
 }
 
 func (w *textWriter) block() {
@@ -182,7 +205,11 @@ func writePlain(w *textWriter, node ast.Node, src []byte) {
 						b.Write(s.Value)
 					}
 				}
-				w.write(strings.ReplaceAll(b.String(), "\n", " "))
+				code := strings.ReplaceAll(b.String(), "\n", " ")
+				if w.keepCode {
+					code = "`" + code + "`"
+				}
+				w.write(code)
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.AutoLink:

@@ -41,6 +41,9 @@ func TestParseMarkdown(t *testing.T) {
 			if d.text != tc.text {
 				t.Errorf("text\n%q\nwant\n%q", d.text, tc.text)
 			}
+			for i := range d.sections {
+				d.sections[i].units = nil // TestSectionUnits checks them
+			}
 			if !reflect.DeepEqual(d.sections, tc.sections) {
 				t.Errorf("sections\n%#v\nwant\n%#v", d.sections, tc.sections)
 			}
@@ -127,5 +130,30 @@ func TestVocab(t *testing.T) {
 	}
 	if got := ix.pageVocab.prefixed("nope", "a", 2); got != nil {
 		t.Errorf("unknown field: %q", got)
+	}
+}
+
+// TestSectionUnits checks the quotable units of a section: sentences of paragraphs (a
+// short one kept with the next), list items whole, table rows with their column names,
+// code blocks left out, and the "### " heading they are under.
+func TestSectionUnits(t *testing.T) {
+	md := "## Limits\n\nHTTP 422. The request is refused when `page_size` is over 200. See [Pagination](/docs/pagination) for more.\n\n" +
+		"Run this:\n\n```sh\ncurl x\n```\n\n### Per list\n\n| List | Default | Maximum |\n|---|---|---|\n| `messages` | 50 | 200 |\n\n" +
+		"- one item, e.g. a thing. Still the item.\n- two\n  - nested\n"
+	d := parseMarkdown(md, "")
+	if len(d.sections) != 1 {
+		t.Fatalf("%d sections", len(d.sections))
+	}
+	want := []unitSrc{
+		{text: "HTTP 422. The request is refused when `page_size` is over 200.", kind: kindSentence},
+		{text: "See Pagination for more.", kind: kindSentence},
+		{text: "Run this.", kind: kindSentence},
+		{text: "`messages` — Default: 50; Maximum: 200", kind: kindRow, sub: "Per list"},
+		{text: "one item, e.g. a thing. Still the item.", kind: kindItem, sub: "Per list"},
+		{text: "two", kind: kindItem, sub: "Per list"},
+		{text: "nested", kind: kindItem, sub: "Per list"},
+	}
+	if got := d.sections[0].units; !reflect.DeepEqual(got, want) {
+		t.Errorf("units\n%#v\nwant\n%#v", got, want)
 	}
 }

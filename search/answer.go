@@ -1,0 +1,1061 @@
+package search
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Question answering over the documentation passages. Build splits every docs page into
+// sections once (goldmark, see parseMarkdown) and each section into units: the sentences of
+// its paragraphs, its list items and its table rows (rendered with their column names).
+// A question retrieves its passages (BM25 over heading, page title and text, headings
+// weighted, with the synonyms a docs reader uses); every unit of those sections is scored
+// by the share of the question's content words (weighted by rarity across the docs) it
+// holds, its heading path counting for less, plus the passage's retrieval score. The best
+// units are the answer, quoted as written, with their sections as sources. When the best
+// unit holds too little of the question (a calibrated threshold, see minCoverage), the
+// answer is that the docs do not cover it, with the nearest sections: a confident wrong
+// sentence is worse than "not found". Terms are the index's own analyzer's (English
+// stemming, stop words removed), so retrieval and answering agree on what a word is.
+
+// AnswerPassages is how many passages an answer is drawn from.
+const AnswerPassages = 16
+
+// NearestSections is how many sections an unanswered question is offered.
+const NearestSections = 3
+
+// Answer is a question's answer from the documentation.
+type Answer struct {
+	Question string
+	// Answered is false when the documentation does not cover the question; then Quotes is
+	// empty and Nearest holds the closest sections.
+	Answered bool
+	Quotes   []Quote   // the answer: units quoted as written, in answer order
+	Sources  []Passage // the sections the quotes are from, best first
+	Nearest  []Passage // when not answered: up to NearestSections closest sections
+	// Passages are the retrieved passages, best first: what a language model may compose
+	// an answer from.
+	Passages []Passage
+}
+
+// Quote is a sentence, list item or table row of a section, as written (Markdown code
+// spans kept).
+type Quote struct {
+	Text string
+	URL  string // the section's URL: path#anchor
+}
+
+// Text is the answer as one paragraph: the quotes joined.
+// A quote that does not end a sentence (a table row, a list item) is closed with a period,
+// so that quoted rows do not run into one another.
+func (a Answer) Text() string {
+	parts := make([]string, len(a.Quotes))
+	for i, q := range a.Quotes {
+		parts[i] = q.Text
+		if i < len(a.Quotes)-1 && q.Text != "" && !strings.ContainsAny(q.Text[len(q.Text)-1:], ".!?:;") {
+			parts[i] += "."
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// docSection is a passage prepared for answering.
+type docSection struct {
+	passage *Passage
+	units   []*unit
+	context termSet // terms of the page title and the heading
+	title   termSet // terms of the page title: the page's topic
+}
+
+type unit struct {
+	sec   *docSection
+	idx   int
+	text  string
+	kind  unitKind
+	terms termSet  // own terms
+	ctx   termSet  // terms of its heading path: page title, heading, sub heading
+	seq   []string // terms in order, for phrase matches
+	words int
+	codes int      // code spans
+	raw   []string // the words as written, lower-cased, stop words included
+	// quantity: the unit states an amount with its unit, what "how long" and "how many" ask
+	quantity   bool
+	digit      bool // holds a number
+	imperative bool // an instruction ("Run `make run`")
+}
+
+var (
+	camelWord = regexp.MustCompile(`\b[A-Za-z][a-z]+(?:[A-Z][a-z]+)+\b`)
+	camelPart = regexp.MustCompile(`[A-Za-z][a-z]+`)
+)
+
+type termSet map[string]bool
+
+// answerer is the documentation split for answering, built with the index.
+type answerer struct {
+	sections map[string]*docSection   // by passage URL
+	byPage   map[string][]*docSection // by page path, in page order
+	df       map[string]int           // units a term occurs in
+	known    termSet                  // every term of the docs
+	units    int
+	syn      map[string][]string // term → terms that may stand for it in the docs
+	rawSyn   map[string][]string // stop word → terms ("down" → retry, fail)
+	extraStp termSet             // terms of asking, not content ("explain", "happen")
+	irreg    map[string]string   // irregular forms → the term of their base form
+	starts   []*Passage          // the introductions of the docs pages, in the docs' order
+}
+
+// "To Do" is two stop words to an English analyzer; the docs' name of the resource is
+// made one word, todo, of the same length (so that match offsets stay right). Questions
+// write it in any case, as "to do", "to-do" or "todo", but "what to do" is not the resource.
+var (
+	toDoDocs     = regexp.MustCompile(`\b(?:To[ -]Do|to-do)(s?)\b`)
+	toDoQuestion = regexp.MustCompile(`(?i)(^|\b(?:what|how|want|need|have|nothing|something|anything|things)\s+)?\bto[ -]do(s?)\b`)
+)
+
+func joinToDo(s string) string {
+	if !strings.Contains(s, "To") && !strings.Contains(s, "to-do") {
+		return s
+	}
+	return toDoDocs.ReplaceAllString(s, "todo$1 ")
+}
+
+// phrases are a question's words for one word of the docs.
+var phrases = strings.NewReplacer("text message", "SMS", "Text message", "SMS", "text messages", "SMS",
+	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
+
+func joinToDoQuestion(s string) string {
+	s = phrases.Replace(s)
+	return toDoQuestion.ReplaceAllStringFunc(s, func(m string) string {
+		sub := toDoQuestion.FindStringSubmatch(m)
+		if sub[1] != "" {
+			return m // "what to do": the words, not the resource
+		}
+		return "todo" + sub[2] + " "
+	})
+}
+
+// terms are the index analyzer's terms of a text, in order, with irregular verb forms
+// mapped to their base ("kept" → keep) and the parts of a snake_case name added after it
+// (page_size also matches "page" and "size").
+func (ix *Index) terms(s string) []string {
+	toks := ix.stems.Analyze([]byte(joinToDo(s)))
+	out := make([]string, 0, len(toks))
+	for _, t := range toks {
+		term := string(t.Term)
+		if ix.ans != nil {
+			if b, ok := ix.ans.irreg[term]; ok {
+				term = b
+			}
+			if ix.ans.extraStp[term] {
+				continue
+			}
+		}
+		out = append(out, term)
+	}
+	return out
+}
+
+func (ix *Index) termSetOf(seq []string) termSet {
+	set := termSet{}
+	for _, t := range seq {
+		ix.addTerm(set, t)
+	}
+	return set
+}
+
+func (ix *Index) addTerm(set termSet, t string) {
+	set[t] = true
+	if strings.Contains(t, "_") {
+		for _, p := range strings.Split(t, "_") {
+			for _, pt := range ix.stems.Analyze([]byte(p)) {
+				set[string(pt.Term)] = true
+			}
+		}
+	}
+}
+
+// synonymGroups are words a docs reader uses for one another; each word of a group stands
+// for the others. Written as words; their terms are made with the index's analyzer.
+var synonymGroups = [][]string{
+	{"webhook", "webhooks", "dispatch", "dispatching", "external"},
+	{"paginate", "pagination", "paging", "page", "page_size"},
+	{"retry", "retries", "retried", "backoff", "attempt"},
+	{"maximum", "max", "limit", "most", "cap", "largest", "biggest", "highest", "longest"},
+	{"minimum", "min", "least", "smallest", "lowest", "shortest"},
+	{"keep", "retention", "retain", "store"},
+	{"expire", "expiry", "valid", "lifetime"},
+	{"delete", "remove", "cancel"},
+	{"require", "required", "mandatory", "need"},
+	{"error", "fail", "failure"},
+	{"token", "key"},
+	{"signature", "sign", "signing", "verify"},
+	{"throttle", "rate"},
+	{"allow", "accept", "permit"},
+	{"identifier", "id"},
+	{"password", "credential"},
+	{"wait", "delay"},
+	{"start", "run", "begin", "leading", "prefix"},
+	{"port", "addr", "address"},
+	{"look", "format", "example"},
+	{"omit", "omitted", "leave", "default"},
+	{"order", "ordered", "sort", "rank"},
+	{"contain", "hold", "include", "carry"},
+	{"fetch", "get", "retrieve", "read", "download"},
+	{"return", "answer", "respond", "response", "reply", "body"},
+	{"format", "form", "formats", "pattern"},
+	{"resend", "replay"},
+	{"spec", "specification", "openapi"},
+	{"create", "make", "add"},
+	{"length", "characters", "long"},
+	{"size", "bytes"},
+	{"duplicate", "deduplicate", "idempotency"},
+	{"channel", "origin"},
+	{"text", "sms"},
+	{"recurring", "repeat", "recurrence"},
+	{"send", "deliver", "delivery"},
+	{"endpoint", "url", "receiver"},
+	{"timeout", "time-out", "times out"},
+}
+
+// rawSynonyms are stop words that mean something in a question about an API.
+var rawSynonyms = map[string][]string{
+	"down":    {"retry", "fail", "network", "error"},
+	"offline": {"retry", "fail", "network"},
+	"again":   {"retry", "replay"},
+	"off":     {"disable"},
+}
+
+// askingWords are the words of asking, not of the subject.
+const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly`
+
+var irregularForms = map[string]string{
+	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",
+	"given": "give", "gave": "give", "found": "find", "written": "write", "wrote": "write",
+	"began": "begin", "begun": "begin", "chosen": "choose", "chose": "choose", "paid": "pay",
+	"lost": "lose", "shown": "show", "known": "know", "seen": "see", "ran": "run", "gone": "go",
+	"broken": "break", "went": "go",
+}
+
+// rawWords are the words of a text, lower-cased, stop words kept.
+func (ix *Index) rawWords(s string) []string {
+	toks := ix.words.Analyze([]byte(s))
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = string(t.Term)
+	}
+	return out
+}
+
+// buildAnswerer prepares the sections of the passages for answering.
+func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
+	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
+		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{}}
+	one := func(w string) string {
+		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
+			return string(ts[0].Term)
+		}
+		return ""
+	}
+	for from, to := range irregularForms {
+		if f, t := one(from), one(to); f != "" && t != "" && f != t {
+			a.irreg[f] = t
+		}
+	}
+	for _, w := range strings.Fields(askingWords) {
+		if t := one(w); t != "" {
+			a.extraStp[t] = true
+		}
+	}
+	for _, g := range synonymGroups {
+		var ts []string
+		for _, w := range g {
+			for _, t := range ix.stems.Analyze([]byte(w)) {
+				if !slices.Contains(ts, string(t.Term)) {
+					ts = append(ts, string(t.Term))
+				}
+			}
+		}
+		for _, t := range ts {
+			for _, o := range ts {
+				if o != t && !slices.Contains(a.syn[t], o) {
+					a.syn[t] = append(a.syn[t], o)
+				}
+			}
+		}
+	}
+	for w, alts := range rawSynonyms {
+		for _, alt := range alts {
+			if t := one(alt); t != "" {
+				a.rawSyn[w] = append(a.rawSyn[w], t)
+			}
+		}
+	}
+	ix.ans = a // terms() reads irreg and extraStp from here on
+	starts := slices.Clone(order)
+	slices.SortStableFunc(starts, func(x, y string) int { return pageOrder[x] - pageOrder[y] })
+	for _, path := range starts {
+		if p := ix.byID[path]; p != nil {
+			a.starts = append(a.starts, p)
+		}
+	}
+	for _, path := range order {
+		for _, s := range secs[path] {
+			url := path
+			if s.anchor != "" {
+				url += "#" + s.anchor
+			}
+			p := ix.byID[url]
+			if p == nil {
+				continue
+			}
+			ds := &docSection{passage: p, context: ix.termSetOf(ix.terms(p.PageTitle + " " + p.Heading)),
+				title: ix.termSetOf(ix.terms(p.PageTitle))}
+			for t := range ds.context {
+				a.known[t] = true
+			}
+			ctxBySub := map[string]termSet{}
+			for _, us := range s.units {
+				seq := ix.terms(us.text)
+				if len(seq) == 0 {
+					continue
+				}
+				ctx := ctxBySub[us.sub]
+				if ctx == nil {
+					ctx = termSet{}
+					for t := range ds.context {
+						ctx[t] = true
+					}
+					for t := range ix.termSetOf(ix.terms(us.sub)) {
+						ctx[t] = true
+						a.known[t] = true
+					}
+					ctxBySub[us.sub] = ctx
+				}
+				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
+					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
+					quantity: quantity.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text)}
+				// A stop word that means something in a question ("down") matches itself.
+				u.raw = ix.rawWords(us.text)
+				for _, w := range u.raw {
+					if _, ok := a.rawSyn[w]; ok {
+						u.terms["~"+w] = true
+					}
+				}
+				// The words of a CamelCase name count too: RateLimit-Policy is about rate limits.
+				for _, w := range camelWord.FindAllString(us.text, -1) {
+					for _, part := range camelPart.FindAllString(w, -1) {
+						for _, t := range ix.terms(part) {
+							u.terms[t] = true
+						}
+					}
+				}
+				ds.units = append(ds.units, u)
+				a.units++
+				for t := range u.terms {
+					a.df[t]++
+					a.known[t] = true
+				}
+			}
+			a.sections[url] = ds
+			a.byPage[path] = append(a.byPage[path], ds)
+		}
+	}
+}
+
+// Sections are the sections of a docs page with a heading, in page order (nil for a page
+// that is not a docs page).
+func (ix *Index) Sections(path string) []Passage {
+	var out []Passage
+	for _, s := range ix.ans.byPage[path] {
+		if s.passage.Heading != "" {
+			out = append(out, *s.passage)
+		}
+	}
+	return out
+}
+
+// idf is the rarity of a term across the units: high for a term few units have, highest
+// for one none has.
+func (a *answerer) idf(t string) float64 {
+	return math.Log((float64(a.units) + 1) / (float64(a.df[t]) + 0.5))
+}
+
+// question is a question prepared for scoring.
+type question struct {
+	terms   []qterm
+	total   float64
+	bigrams [][2]string
+	number  bool        // asks for an amount, a duration or a limit
+	code    bool        // asks for a name: a header, code, variable, flag, parameter
+	howTo   bool        // asks how to do something
+	list    bool        // asks for the values of something
+	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
+	paths   []*regexp.Regexp
+	synQ    []string
+}
+
+// qterm is a content word of a question: its term, the terms that may stand for it in the
+// docs, and its weight (its rarity across the docs).
+type qterm struct {
+	term   string
+	alts   []string
+	weight float64
+}
+
+// match is how much of the term's weight a set of terms holds: all of it for the word
+// itself, most of it for a synonym.
+func (t qterm) match(set termSet) float64 {
+	if set[t.term] {
+		return t.weight
+	}
+	for _, a := range t.alts {
+		if set[a] {
+			return 0.8 * t.weight
+		}
+	}
+	return 0
+}
+
+var (
+	httpStatus     = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
+	numberQuestion = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
+	howToQuestion  = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
+	codeQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
+	listQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
+	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
+	// so the path itself is matched.
+	apiPath       = regexp.MustCompile(`/[a-z0-9_.{}-]+(?:/[a-z0-9_.{}-]+)+|/[a-z][a-z0-9_-]*[a-z0-9]`)
+	askingPhrases = regexp.MustCompile(`(?i)\bhow (long|many|much|often|big|large|soon|far)\b`)
+)
+
+func (ix *Index) prepare(text string) question {
+	a := ix.ans
+	var q question
+	text = strings.ToValidUTF8(text, " ")
+	if len(text) > maxQueryBytes {
+		text = text[:maxQueryBytes]
+	}
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllString(text, " ")))
+	seen := termSet{}
+	add := func(term string, alts []string, w float64) {
+		seen[term] = true
+		q.terms = append(q.terms, qterm{term: term, alts: alts, weight: w})
+		q.total += w
+	}
+	for _, t := range seq {
+		set := termSet{}
+		ix.addTerm(set, t)
+		for p := range set {
+			if seen[p] {
+				continue
+			}
+			w := a.idf(p)
+			if !a.known[p] && len(a.syn[p]) > 0 {
+				w = a.idf(a.syn[p][0]) // a synonym's word: as rare as the docs' word
+			}
+			if p != t {
+				w *= 0.5 // a part of a compound word counts half
+			}
+			add(p, a.syn[p], w)
+		}
+	}
+	// An HTTP status stands for its class too: the docs say "5xx answers are retried".
+	for _, t := range seq {
+		if httpStatus.MatchString(t) {
+			class := t[:1] + "xx"
+			for i := range q.terms {
+				if q.terms[i].term == t && !slices.Contains(q.terms[i].alts, class) {
+					q.terms[i].alts = append(q.terms[i].alts, class)
+					if !a.known[t] {
+						q.total -= q.terms[i].weight
+						q.terms[i].weight = a.idf(class)
+						q.total += q.terms[i].weight
+					}
+				}
+			}
+		}
+	}
+	// Stop words that carry meaning in a question about an API ("my endpoint is down").
+	for _, t := range ix.words.Analyze([]byte(strings.ToLower(text))) {
+		if alts, ok := a.rawSyn[string(t.Term)]; ok && !seen["~"+string(t.Term)] {
+			w := 0.0
+			for _, alt := range alts {
+				w = max(w, a.idf(alt))
+			}
+			add("~"+string(t.Term), alts, w)
+			q.synQ = append(q.synQ, alts...)
+		}
+	}
+	// A synonym that is itself a word of the question does not count twice.
+	for i := range q.terms {
+		var alts []string
+		for _, s := range q.terms[i].alts {
+			if !seen[s] {
+				alts = append(alts, s)
+			}
+		}
+		q.terms[i].alts = alts
+	}
+	slices.SortFunc(q.terms, func(a, b qterm) int { return strings.Compare(a.term, b.term) })
+	for i := 0; i+1 < len(seq); i++ {
+		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
+	}
+	for _, p := range apiPath.FindAllString(strings.ToLower(text), 4) {
+		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
+	}
+	rw := ix.rawWords(text)
+	for i := 0; i+1 < len(rw); i++ {
+		content := func(w string) bool { _, syn := a.rawSyn[w]; return syn || len(ix.terms(w)) > 0 }
+		if content(rw[i]) || content(rw[i+1]) {
+			q.raw = append(q.raw, [2]string{rw[i], rw[i+1]})
+		}
+	}
+	lower := strings.ToLower(text)
+	q.number = numberQuestion.MatchString(lower)
+	q.code = codeQuestion.MatchString(lower)
+	q.howTo = howToQuestion.MatchString(lower)
+	q.list = listQuestion.MatchString(lower)
+	return q
+}
+
+// scored is a unit with its score for a question.
+type scored struct {
+	u        *unit
+	score    float64
+	coverage float64 // share of the question's weight the unit (and, for less, its heading path) holds
+	own      float64 // share held by the unit's own words
+}
+
+var (
+	digit = regexp.MustCompile(`\d`)
+	// quantity is an amount with its unit: what "how long", "how many" and "what is the
+	// limit" ask for.
+	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)`)
+)
+
+// Weights of a unit's score.
+const (
+	ctxWeight       = 0.5  // a question word in the heading path only, against one in the unit
+	headWeight      = 0.25 // the share of the question in the unit's heading path
+	titleWeight     = 0.4  // the share of the question in the unit's page title: the page's topic
+	retrievalWeight = 0.15 // the passage's retrieval score, relative to the best passage's
+	leadInPenalty   = 0.05 // a sentence ending in ":" introduces what follows
+	pageWeight      = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
+)
+
+func (q question) score(u *unit, retrieval float64) scored {
+	if q.total == 0 {
+		return scored{u: u}
+	}
+	var own, ctx, head, title float64
+	for _, t := range q.terms {
+		h := t.match(u.ctx)
+		head += h
+		title += t.match(u.sec.title)
+		if m := t.match(u.terms); m > 0 {
+			own += m
+		} else {
+			ctx += h
+		}
+	}
+	s := scored{u: u, own: own / q.total}
+	s.coverage = (own + ctxWeight*ctx) / q.total
+	// A unit under a heading about the question is on topic; the same words in a sentence
+	// under another heading are often about something else ("batch operations count
+	// toward the rate limit").
+	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval
+	phrases := 0
+	for _, bg := range q.bigrams {
+		for i := 0; i+1 < len(u.seq); i++ {
+			if u.seq[i] == bg[0] && u.seq[i+1] == bg[1] {
+				phrases++
+				break
+			}
+		}
+	}
+	s.score += math.Min(0.15, 0.06*float64(phrases))
+	// The question's words in the same order as written ("endpoint is down").
+	rawPairs := 0
+	for _, bg := range q.raw {
+		for i := 0; i+1 < len(u.raw); i++ {
+			if u.raw[i] == bg[0] && u.raw[i+1] == bg[1] {
+				rawPairs++
+				break
+			}
+		}
+	}
+	s.score += math.Min(0.1, 0.04*float64(rawPairs))
+	for _, p := range q.paths {
+		if p.MatchString(u.text) || p.MatchString(u.sec.passage.Heading) {
+			s.score += 0.15
+			break
+		}
+	}
+	if q.list && u.codes >= 3 {
+		s.score += 0.08 // "which values ...": a unit that lists names
+	}
+	if q.number {
+		switch {
+		case u.quantity:
+			s.score += 0.12
+		case u.digit:
+			s.score += 0.04
+		}
+	}
+	if q.code && strings.Contains(u.text, "`") {
+		s.score += 0.05
+	}
+	if q.howTo && u.imperative {
+		s.score += 0.2
+	}
+	// Long sentences match many words by their length alone.
+	switch {
+	case u.words < 5 && u.kind == kindSentence:
+		s.score -= 0.1
+	case u.words > 40:
+		s.score -= math.Min(0.2, 0.003*float64(u.words-40))
+	}
+	if strings.HasSuffix(u.text, ":") {
+		s.score -= leadInPenalty // a lead-in to a list says little alone
+	}
+	return s
+}
+
+// Answer thresholds, calibrated on the tuning half of the evaluation set
+// (testdata/qa/tune.json): the best unit must hold at least minCoverage of the question's
+// weight (its heading path counting 0.4), and at least minOwn by its own words.
+const (
+	minCoverage = 0.45
+	minOwn      = 0.2
+	// A section whose heading path and units together hold minSectionCoverage of the
+	// question answers with its best unit, when that holds at least minOwnInSection by its
+	// own words.
+	minSectionCoverage = 0.7
+	minOwnInSection    = 0.15
+	// A unit holding minCoverageUnderHeading of the question answers under a heading path
+	// that holds minHeadingCoverage of it. Calibrated on tune.json and dev2.json: the
+	// off-topic questions' best units reach at most 0.32 of their heading.
+	minCoverageUnderHeading = 0.3
+	minHeadingCoverage      = 0.35
+	maxAnswerUnit           = 4
+	maxExtraRows            = 2    // matching table rows or list items added to the answer
+	siblingShare            = 0.55 // a unit of the best section this near the best joins the answer
+	// completionShare: a unit of another section holding the kind of thing asked joins an
+	// answer that lacks it from this near the best.
+	completionShare = 0.6
+	maxAnswerLen    = 900 // characters
+)
+
+// sectionCoverage is the share of the question's weight that a section holds in its
+// heading path and its units together.
+func (q question) sectionCoverage(sec *docSection) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	held := 0.0
+	for _, t := range q.terms {
+		m := t.match(sec.context)
+		for _, u := range sec.units {
+			if m == t.weight {
+				break
+			}
+			m = max(m, t.match(u.terms))
+		}
+		held += m
+	}
+	return held / q.total
+}
+
+// headingCoverage is the share of the question's weight that a section's heading path
+// (page title and heading) holds.
+func (q question) headingCoverage(sec *docSection) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	held := 0.0
+	for _, t := range q.terms {
+		held += t.match(sec.context)
+	}
+	return held / q.total
+}
+
+// Answer answers a question from the documentation sections: the best passage's most
+// relevant sentences and the table rows or list items that match, quoted as written, or
+// "not covered" with the nearest sections.
+func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
+	ps, err := ix.passagesFor(ctx, text, AnswerPassages, false)
+	if err != nil {
+		return Answer{}, err
+	}
+	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
+	units, ok := ix.answerUnits(text, ps)
+	if !ok {
+		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
+		// Nothing near at all: the introductions of the first docs pages, where a reader
+		// starts, rather than nothing.
+		for _, p := range ix.ans.starts {
+			if len(out.Nearest) == NearestSections {
+				break
+			}
+			if !slices.ContainsFunc(out.Nearest, func(n Passage) bool { return n.URL == p.URL }) {
+				out.Nearest = append(out.Nearest, *p)
+			}
+		}
+		return out, nil
+	}
+	out.Answered = true
+	seen := map[string]bool{}
+	for _, u := range units {
+		url := u.sec.passage.URL
+		out.Quotes = append(out.Quotes, Quote{Text: u.text, URL: url})
+		if !seen[url] {
+			seen[url] = true
+			src := *u.sec.passage
+			for _, p := range ps {
+				if p.URL == url {
+					src.Score = p.Score
+				}
+			}
+			src.Snippet = u.text
+			out.Sources = append(out.Sources, src)
+		}
+	}
+	return out, nil
+}
+
+// properName is a capitalised word inside a sentence: a product, company or place.
+var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][a-z]{3,})`)
+
+// namesUnknown reports whether the question names something the documentation never
+// mentions ("... integrate with Salesforce?"): whatever else matches, the docs cannot
+// answer a question about it.
+func (ix *Index) namesUnknown(text string) bool {
+	for _, m := range properName.FindAllStringSubmatch(text, -1) {
+		for _, t := range ix.terms(m[1]) {
+			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// answerUnits picks the units that answer a question from the sections of its passages;
+// false when none is good enough.
+func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
+	q := ix.prepare(text)
+	var cands []scored
+	seen := map[*docSection]bool{}
+	for _, p := range passages {
+		sec := ix.ans.sections[p.URL]
+		if sec == nil || seen[sec] {
+			continue
+		}
+		seen[sec] = true
+		r, prior := ix.priors(p, passages)
+		for _, u := range sec.units {
+			sc := q.score(u, r)
+			sc.score += pageWeight * prior
+			cands = append(cands, sc)
+		}
+	}
+	if len(cands) == 0 {
+		return nil, false
+	}
+	slices.SortStableFunc(cands, func(a, b scored) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	best := cands[0]
+	if debugBest != nil {
+		debugBest(best)
+	}
+	if ix.namesUnknown(text) {
+		return nil, false
+	}
+	if best.coverage < minCoverage || best.own < minOwn {
+		// No one unit holds enough of the question, but the section may: its heading and
+		// units together hold nearly all of the question's words ("Which statuses does a
+		// message go through?" under "Message statuses", the statuses in a list). Then the
+		// section's best unit answers.
+		// Or the section's heading is about the question ("How tokens are stored" for "Is
+		// my token stored in plain text?"): off-topic questions share a word or two with a
+		// sentence, seldom a good share of a heading.
+		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
+		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage
+		if !bySection && !byHeading {
+			return nil, false
+		}
+	}
+	chosen := []scored{best}
+	length := len(best.u.text)
+	// The units after the best one when it introduces them ("...:") or the next one
+	// continues it ("It", "This", ...).
+	leadIn := strings.HasSuffix(best.u.text, ":")
+	for u := best.u; ; {
+		next := nextUnit(u)
+		if next == nil {
+			break
+		}
+		// A lead-in ("Its tools are:") is never quoted alone: the first thing it introduces
+		// comes with it, however long.
+		tooLong := length+len(next.text) > maxAnswerLen && !strings.HasSuffix(u.text, ":")
+		if len(chosen) > maxAnswerUnit || tooLong || !leadIn && !continues(next.text) {
+			break
+		}
+		chosen = append(chosen, scored{u: next, score: best.score})
+		length += len(next.text)
+		// A continuation that introduces what follows ("Its tools are:") brings it too.
+		if strings.HasSuffix(next.text, ":") {
+			leadIn = true
+		} else if !leadIn {
+			break
+		}
+		u = next
+	}
+	rows := 0
+	for _, c := range cands[1:] {
+		if len(chosen) >= maxAnswerUnit+maxExtraRows {
+			break
+		}
+		if c.own < minOwn || length+len(c.u.text) > maxAnswerLen {
+			continue
+		}
+		// A table row or list item that matches as well as the best sentence (a limits or
+		// required-fields table) joins the answer; other sentences must score near the best.
+		row := c.u.kind != kindSentence && c.own >= 0.8*best.own && c.score >= 0.75*best.score
+		// The best section's next most relevant sentence often holds the fact the best
+		// one introduces ("... signed link ..." then "... valid for 15 minutes ...").
+		sibling := c.u.sec == best.u.sec && c.score >= siblingShare*best.score
+		if !row && !sibling && (c.score < 0.9*best.score || len(chosen) >= maxAnswerUnit) {
+			continue
+		}
+		if row && rows >= maxExtraRows {
+			continue
+		}
+		if slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) }) {
+			continue
+		}
+		// A unit from another section must add a question word the answer lacks.
+		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) {
+			continue
+		}
+		if row {
+			rows++
+		}
+		chosen = append(chosen, c)
+		length += len(c.u.text)
+	}
+	// A chosen unit that continues another ("It means ...") brings the one it continues, and
+	// the unit that continues a chosen one ("It is one of ...") comes with it.
+	for i := 0; i < len(chosen) && len(chosen) < maxAnswerUnit+maxExtraRows; i++ {
+		u := chosen[i].u
+		in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
+		if continues(u.text) && u.idx > 0 && u.kind == kindSentence {
+			if prev := u.sec.units[u.idx-1]; !in(prev) {
+				chosen = append(chosen, scored{u: prev, score: chosen[i].score})
+			}
+		}
+		if next := nextUnit(u); next != nil && continues(next.text) && !in(next) {
+			chosen = append(chosen, scored{u: next, score: chosen[i].score})
+		}
+	}
+	// The answer must hold the kind of thing asked: an amount for "how long" or "how many",
+	// a name (code) for "which header" or "how do I". When the best unit lacks it, the best
+	// unit of its section that has it joins the answer; failing that, when no chosen unit
+	// has it, one of another section scoring near the best.
+	has := func(u *unit) bool { return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 }
+	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
+	if (q.number || q.code || q.howTo) && !has(best.u) {
+		// The nearest such unit after the best one: it usually goes on with the same
+		// thought ("Tokens can be created with the CLI." "`answerdesk token create` ...").
+		added := false
+		for _, u := range best.u.sec.units[best.u.idx+1:] {
+			if c := q.score(u, 0); has(u) && c.own > 0 && !in(u) {
+				chosen = append(chosen, c)
+				added = true
+				break
+			}
+		}
+		if !added && !slices.ContainsFunc(chosen, func(c scored) bool { return has(c.u) }) {
+			for _, c := range cands[1:] {
+				if has(c.u) && c.own > 0 && c.score >= completionShare*best.score && !in(c.u) {
+					chosen = append(chosen, c)
+					break
+				}
+			}
+		}
+	}
+	// Answer order: sections in the order they were chosen (the best first), units in page
+	// order within a section.
+	order := map[*docSection]int{}
+	for _, c := range chosen {
+		if _, ok := order[c.u.sec]; !ok {
+			order[c.u.sec] = len(order)
+		}
+	}
+	slices.SortStableFunc(chosen, func(a, b scored) int {
+		if oa, ob := order[a.u.sec], order[b.u.sec]; oa != ob {
+			return oa - ob
+		}
+		return a.u.idx - b.u.idx
+	})
+	out := make([]*unit, len(chosen))
+	for i, c := range chosen {
+		out[i] = c.u
+	}
+	return out, true
+}
+
+// priors are what a passage's units get from retrieval: its BM25 score relative to the
+// best passage's, and its page's share of the retrieved score relative to the best
+// page's. A page whose several sections match is about the question; one matching section
+// of another page is more often a cross-reference (the rate-limits page mentioning
+// dispatching).
+func (ix *Index) priors(p Passage, passages []Passage) (retrieval, page float64) {
+	top := 0.0
+	sums := map[string]float64{}
+	maxSum := 0.0
+	for _, o := range passages {
+		top = max(top, o.bm25)
+		path, _, _ := strings.Cut(o.URL, "#")
+		sums[path] += o.bm25
+		maxSum = max(maxSum, sums[path])
+	}
+	if top > 0 {
+		retrieval = p.bm25 / top
+	}
+	if maxSum > 0 {
+		path, _, _ := strings.Cut(p.URL, "#")
+		page = sums[path] / maxSum
+	}
+	return retrieval, page
+}
+
+// rerank orders retrieved passages by their best unit's score for the question (which
+// holds the retrieval score), best first, and sets Score to it: the passage that answers
+// the question first, not only the one with the most matching words.
+func (ix *Index) rerank(q question, ps []Passage) {
+	for i := range ps {
+		r, prior := ix.priors(ps[i], ps)
+		best := retrievalWeight * r
+		if sec := ix.ans.sections[ps[i].URL]; sec != nil {
+			for _, u := range sec.units {
+				best = max(best, q.score(u, r).score)
+			}
+		}
+		ps[i].Score = best + pageWeight*prior
+	}
+	slices.SortStableFunc(ps, func(a, b Passage) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.URL, b.URL)
+	})
+}
+
+// debugBest, when set (by a test), sees every question's best unit.
+var debugBest func(scored)
+
+func nextUnit(u *unit) *unit {
+	if u.idx+1 < len(u.sec.units) {
+		return u.sec.units[u.idx+1]
+	}
+	return nil
+}
+
+// imperatives are the verbs that open an instruction in the docs ("Run `make run`").
+var imperatives = func() map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(`add avoid back call check copy create delete fetch follow give increase keep list pass poll
+		put quote read remove replace restrict run send set spread start stop turn use verify wait watch`) {
+		set[w] = true
+	}
+	return set
+}()
+
+// imperative reports whether a sentence is an instruction: it opens with an imperative verb
+// (or "To ..., <verb>").
+func imperative(s string) bool {
+	first, _, _ := strings.Cut(s, " ")
+	if imperatives[strings.ToLower(first)] {
+		return true
+	}
+	if strings.HasPrefix(s, "To ") {
+		if _, rest, ok := strings.Cut(s, ", "); ok {
+			first, _, _ = strings.Cut(rest, " ")
+			return imperatives[strings.ToLower(first)]
+		}
+	}
+	return false
+}
+
+var continuation = regexp.MustCompile(`^(It|Its|This|That|These|Those|They|Both|Each|Either|Neither|Then|Otherwise|Without|Such|From then on|After that)\b`)
+
+func continues(s string) bool { return continuation.MatchString(s) }
+
+// similar reports whether two units say much the same (most of their terms shared).
+func similar(a, b *unit) bool {
+	inter := 0
+	for t := range a.terms {
+		if b.terms[t] {
+			inter++
+		}
+	}
+	union := len(a.terms) + len(b.terms) - inter
+	return union > 0 && float64(inter)/float64(union) > 0.6
+}
+
+func addsTerm(q question, chosen []scored, u *unit) bool {
+	for _, t := range q.terms {
+		if t.match(u.terms) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(chosen, func(c scored) bool { return t.match(c.u.terms) > 0 }) {
+			return true
+		}
+	}
+	return false
+}
+
+// snippet is the part of a section that best matches a query: its best unit and the ones
+// after it, up to about maxLen characters; the section's start when nothing matches.
+func (ix *Index) snippet(url string, q question, maxLen int) string {
+	sec := ix.ans.sections[url]
+	if sec == nil || len(sec.units) == 0 {
+		return ""
+	}
+	best, bestScore := 0, -1.0
+	for i, u := range sec.units {
+		if s := q.score(u, 0); s.score > bestScore {
+			best, bestScore = i, s.score
+		}
+	}
+	var parts []string
+	n := 0
+	for _, u := range sec.units[best:] {
+		if n > 0 && n+len(u.text) > maxLen {
+			break
+		}
+		parts = append(parts, u.text)
+		n += len(u.text) + 1
+	}
+	s := strings.Join(parts, " ")
+	if r := []rune(s); len(r) > maxLen+100 {
+		s = string(r[:maxLen]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package search
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/answerdesk/answerdesk/content"
+)
+
+func shippedIndex(t testing.TB) *Index {
+	t.Helper()
+	site, err := content.Load(content.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Build(site.Pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	return ix
+}
+
+// TestAnswerIssueQuestions are the questions the old answerer got wrong with a confident
+// sentence from a neighbouring passage (issue 13): each must now be answered from the
+// section that holds the fact, with the fact in the answer.
+func TestAnswerIssueQuestions(t *testing.T) {
+	ix := shippedIndex(t)
+	cases := []struct {
+		question string
+		section  string // the section the answer must cite (a prefix: "page#" for any section of a page)
+		fact     string // a regular expression the answer must match
+	}{
+		{"What is the rate limit of the public API?", "/docs/rate-limits#the-public-api-limit-60-requests-per-minute-per-client-ip", `\b60\b`},
+		{"Which fields are required to create an SMS To Do?", "/docs/to-dos#required-fields-per-delivery_type", "`from`, `contact`, `message_text`"},
+		{"Which header is the same on every retry of a dispatched message?", "/docs/external-api-dispatching#", "Idempotency-Key"},
+		{"what happens when my webhook endpoint is down?", "/docs/external-api-dispatching#retries-backoff-and-retry-after", `retr`},
+		{"my webhook endpoint returns 500, will you retry?", "/docs/external-api-dispatching#retries-backoff-and-retry-after", `5xx answers are retried`},
+		{"how do I paginate messages?", "", "`page_size`"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.question, func(t *testing.T) {
+			a, err := ix.Answer(context.Background(), tc.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Answered {
+				t.Fatalf("not answered; nearest %+v", a.Nearest)
+			}
+			if !regexp.MustCompile(tc.fact).MatchString(a.Text()) {
+				t.Errorf("answer %q lacks %q", a.Text(), tc.fact)
+			}
+			if tc.section != "" && !slices.ContainsFunc(a.Sources, func(p Passage) bool { return strings.HasPrefix(p.URL, tc.section) }) {
+				t.Errorf("sources %v, want %s", urlsOf(a.Sources), tc.section)
+			}
+			if tc.section == "" && !regexp.MustCompile("`page`").MatchString(a.Text()) {
+				t.Errorf("answer %q names page_size but not page", a.Text())
+			}
+		})
+	}
+	// searchDocumentation's passages: the retries section is among the first three for the
+	// new user's words.
+	for _, q := range []string{"what happens when my webhook endpoint is down?", "my webhook endpoint returns 500, will you retry?"} {
+		ps, err := ix.Passages(context.Background(), q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(ps, func(p Passage) bool { return p.URL == "/docs/external-api-dispatching#retries-backoff-and-retry-after" }) {
+			t.Errorf("%q: top 3 %v lack the retries section", q, urlsOf(ps))
+		}
+	}
+}
+
+// TestAnswerNotCovered: a question the docs do not answer is declined with the three
+// nearest sections, also when no word of it matches.
+func TestAnswerNotCovered(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, q := range []string{"What is the capital of France?", "Does answerdesk integrate with Salesforce?", "zzzz qqqq"} {
+		a, err := ix.Answer(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Answered || len(a.Quotes) != 0 || len(a.Nearest) != NearestSections {
+			t.Errorf("%q: answered=%v quotes=%d nearest=%v", q, a.Answered, len(a.Quotes), urlsOf(a.Nearest))
+		}
+	}
+	if _, err := ix.Answer(context.Background(), "   "); err == nil {
+		t.Error("an empty question was answered")
+	}
+}
+
+func urlsOf(ps []Passage) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.URL)
+	}
+	return out
+}
