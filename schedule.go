@@ -45,6 +45,9 @@ func (c Clock) String() string { return fmt.Sprintf("%02d:%02d", c.Hour, c.Minut
 // long outage; the rest are counted.
 const MaxSkippedRecorded = 100
 
+// maxUntilYears is how far ahead a recurring schedule's until may be.
+const maxUntilYears = 100
+
 // Plan is a validated schedule that computes its occurrences. Its Rule is what is stored
 // and shown as schedule.rule; PlanFromRule rebuilds the same Plan from it.
 type Plan struct {
@@ -132,8 +135,12 @@ func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error)
 		}
 		if in.Until != "" {
 			p.Rule["until"] = in.Until
-			if in.Until < local.Format(time.DateOnly) {
+			switch {
+			case in.Until < local.Format(time.DateOnly):
 				v.Add("schedule.until", fmt.Sprintf("%s is before today in %s", in.Until, loc))
+			case in.Until > local.AddDate(maxUntilYears, 0, 0).Format(time.DateOnly):
+				// Beyond that an RRULE's UNTIL can pass year 9999 in UTC, which no one can parse.
+				v.Add("schedule.until", fmt.Sprintf("%s is more than %d years away; leave until out for a schedule with no end", in.Until, maxUntilYears))
 			}
 		}
 		if in.Count != nil {
@@ -141,6 +148,9 @@ func NewPlan(in ScheduleInput, now time.Time, loc *time.Location) (*Plan, error)
 		}
 		if len(in.SkipDates) > 0 {
 			p.Rule["skip_dates"] = in.SkipDates
+		}
+		if v.Has("schedule.until") {
+			break
 		}
 		if err := p.compile(lines, dtstart, loc); err != nil {
 			return nil, err

@@ -63,6 +63,8 @@ func TestUpdateToDo(t *testing.T) {
 		{"schedule_cannot_be_removed", `{"schedule":null}`, 422, []string{"schedule"}},
 		{"until_and_count", `{"schedule":{"frequency":"daily","times":["09:00"],"until":"2026-12-31","count":3}}`, 422, []string{"schedule.count"}},
 		{"until_in_the_past", `{"schedule":{"frequency":"daily","times":["09:00"],"until":"2026-11-19"}}`, 422, []string{"schedule.until"}},
+		{"until_too_far_away", `{"schedule":{"frequency":"daily","times":["09:00"],"until":"9999-12-31"}}`, 422, []string{"schedule.until"}},
+		{"until_a_century_away", `{"schedule":{"frequency":"daily","times":["09:00"],"until":"2126-11-21"}}`, 422, []string{"schedule.until"}},
 		{"no_occurrence_left", `{"schedule":{"frequency":"weekly","days":["monday"],"times":["09:00"],"until":"2026-11-22"}}`, 422, []string{"schedule"}},
 		{"bounds_only_for_recurring", `{"schedule":{"rule":"immediately","skip_dates":["2026-12-25"]}}`, 422, []string{"schedule.skip_dates"}},
 		{"not_an_object", `[1]`, 400, nil},
