@@ -64,7 +64,7 @@ func (a *AccountCreate) Validate() error {
 	for i, n := range a.SMSNumbers {
 		n, err := NormalizeSMSNumber(n)
 		if err != nil {
-			v.Add("sms_numbers", err.Error())
+			v.Add("sms_numbers", ErrorMessage(err))
 			break
 		}
 		a.SMSNumbers[i] = n
@@ -72,7 +72,7 @@ func (a *AccountCreate) Validate() error {
 	for i, d := range a.SendingDomains {
 		d, err := NormalizeDomain(d)
 		if err != nil {
-			v.Add("sending_domains", err.Error())
+			v.Add("sending_domains", ErrorMessage(err))
 			break
 		}
 		a.SendingDomains[i] = d

@@ -161,7 +161,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
-	u, err := s.Admin.FindUser(r.Context(), caller(r), chi.URLParam(r, "id"))
+	u, err := s.Admin.FindUser(r.Context(), caller(r), pathParam(r, "id"))
 	s.writeOne(w, r, u, err)
 }
 
@@ -175,6 +175,6 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	u, err := s.Admin.UpdateUser(r.Context(), caller(r), chi.URLParam(r, "id"), &in)
+	u, err := s.Admin.UpdateUser(r.Context(), caller(r), pathParam(r, "id"), &in)
 	s.writeOne(w, r, u, err)
 }

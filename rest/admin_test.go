@@ -97,7 +97,7 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 		{"unknown_time_zone", `{"number": "2003", "name": "X", "time_zone": "Mars/Olympus"}`, "time_zone"},
 		{"number_of_wrong_type", `{"number": 2003, "name": "X"}`, "number"},
 		{"bad_sms_number", `{"number": "2003", "name": "X", "sms_numbers": ["12"]}`, "sms_numbers"},
-		{"sms_number_of_another_account", `{"number": "2003", "name": "X", "sms_numbers": ["+15550101001"]}`, "number"},
+		{"sms_number_of_another_account", `{"number": "2003", "name": "X", "sms_numbers": ["+15550101001"]}`, "sms_numbers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantAdminError(t, app.Do(t, "POST", "/api/v2/accounts", admin, tc.body), 422, "invalid_parameter", tc.field)
@@ -171,6 +171,20 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 		}
 		wantAdminError(t, app.Do(t, "DELETE", "/api/v2/accounts/1001/email-blacklist/office@acme.example", admin, nil), 404, "not_found", "")
 	})
+	t.Run("errors_name_the_field_sent", func(t *testing.T) {
+		for _, tc := range []struct{ path, body, field string }{
+			{"/api/v2/accounts", `{"number": "6001", "name": "Taken", "sms_numbers": ["+15550101002"]}`, "sms_numbers"},
+			{"/api/v2/accounts", `{"number": "6002", "name": "Bad", "sms_numbers": ["call me"]}`, "sms_numbers"},
+			{"/api/v2/accounts", `{"number": "6003", "name": "Bad", "sending_domains": ["not a domain"]}`, "sending_domains"},
+			{"/api/v2/accounts/1001/sms-numbers", `{"number": "+15550101002"}`, "number"},
+		} {
+			r := app.Do(t, "POST", tc.path, admin, tc.body)
+			wantAdminError(t, r, 422, "invalid_parameter", tc.field)
+			if strings.Contains(string(r.Body), "answerdesk:") {
+				t.Errorf("%s: the message carries an internal prefix: %s", tc.body, r.Body)
+			}
+		}
+	})
 	t.Run("a_blacklist_is_the_accounts_own", func(t *testing.T) {
 		toDo := `{"account_number": "1001", "delivery_type": "email", "contact": "pat@example.com", "from_email": "billing@acme.example",
 			"message_text": "Hello", "schedule": {"rule": "immediately"}}`
@@ -227,6 +241,11 @@ func TestAdminProvisionsUsers(t *testing.T) {
 		app.Do(t, "GET", "/api/v2/users/dispatch@acme.example", admin, nil).JSON(t, &u)
 		if u.Data.ID != created.ID {
 			t.Fatalf("by email: %+v", u.Data)
+		}
+		u = userOne{}
+		app.Do(t, "GET", "/api/v2/users/dispatch%40acme.example", admin, nil).JSON(t, &u)
+		if u.Data.ID != created.ID {
+			t.Fatalf("by percent-encoded email: %+v", u.Data)
 		}
 		wantAdminError(t, app.Do(t, "GET", "/api/v2/users/999", admin, nil), 404, "not_found", "")
 	})

@@ -88,6 +88,12 @@ func (s *Server) loopbackClient(r *http.Request) bool {
 	if err != nil || !addr.IsLoopback() {
 		return false
 	}
-	forwarded := r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" || r.Header.Get("X-Real-Ip") != ""
-	return !forwarded || s.trustedPeer(r)
+	xff := r.Header.Get("X-Forwarded-For") != ""
+	if !xff && r.Header.Get("Forwarded") == "" && r.Header.Get("X-Real-Ip") == "" {
+		return true // not forwarded: the loopback peer is the client
+	}
+	// Forwarded: only a trusted proxy's X-Forwarded-For (which ClientAddress resolved to
+	// loopback above) names the client. A proxy that names it in another header only
+	// tells us nothing we read, so the client is taken to be remote.
+	return xff && s.trustedPeer(r)
 }

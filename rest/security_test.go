@@ -74,6 +74,8 @@ func TestMetricsProtection(t *testing.T) {
 		{"forwarded_by_an_untrusted_local_proxy", rest.MetricsConfig{}, nil, []string{"X-Forwarded-For", "203.0.113.9"}, 403, "forbidden"},
 		{"forwarded_by_a_trusted_proxy_for_a_remote_client", rest.MetricsConfig{}, []string{"127.0.0.0/8"}, []string{"X-Forwarded-For", "203.0.113.9"}, 403, "forbidden"},
 		{"ipv6_remote_behind_a_trusted_proxy", rest.MetricsConfig{}, []string{"127.0.0.0/8"}, []string{"X-Forwarded-For", "2001:db8::1"}, 403, "forbidden"},
+		{"trusted_proxy_naming_the_client_in_x_real_ip", rest.MetricsConfig{}, []string{"127.0.0.0/8"}, []string{"X-Real-Ip", "203.0.113.9"}, 403, "forbidden"},
+		{"trusted_proxy_naming_the_client_in_forwarded", rest.MetricsConfig{}, []string{"127.0.0.0/8"}, []string{"Forwarded", "for=203.0.113.9"}, 403, "forbidden"},
 		{"token_missing", rest.MetricsConfig{Token: "m3tr1cs-s3cret"}, nil, nil, 401, "unauthorized"},
 		{"token_wrong", rest.MetricsConfig{Token: "m3tr1cs-s3cret"}, nil, []string{"Authorization", "Bearer m3tr1cs-s3creT"}, 401, "unauthorized"},
 		{"token_right", rest.MetricsConfig{Token: "m3tr1cs-s3cret"}, nil, []string{"Authorization", "Bearer m3tr1cs-s3cret"}, 200, ""},

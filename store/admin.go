@@ -56,7 +56,7 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 		}
 		id, _ := res.LastInsertId()
 		for _, n := range req.SMSNumbers {
-			if err := addSMSNumberTx(ctx, tx, id, n); err != nil {
+			if err := addSMSNumberTx(ctx, tx, id, n, "sms_numbers"); err != nil {
 				return err
 			}
 		}
@@ -75,14 +75,14 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 
 // addSMSNumberTx makes number an SMS-enabled number of the account: a new phone number, or
 // the account's existing one turned SMS-enabled. A number of another account is a 422.
-func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number string) error {
+func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number, field string) error {
 	var owner int64
 	err := tx.QueryRowContext(ctx, `SELECT account_id FROM phone_numbers WHERE number = ?`, number).Scan(&owner)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled) VALUES (?, ?, 1)`, accountID, number)
 	case err == nil && owner != accountID:
-		return fieldErr("number", "belongs to another account")
+		return fieldErr(field, number+" belongs to another account")
 	case err == nil:
 		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET sms_enabled = 1 WHERE number = ?`, number)
 	}
@@ -170,7 +170,7 @@ func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, a
 	if err != nil {
 		return nil, fieldErr("number", answerdesk.ErrorMessage(err))
 	}
-	if err := s.db.tx(ctx, func(tx *sql.Tx) error { return addSMSNumberTx(ctx, tx, id, n) }); err != nil {
+	if err := s.db.tx(ctx, func(tx *sql.Tx) error { return addSMSNumberTx(ctx, tx, id, n, "number") }); err != nil {
 		return nil, err
 	}
 	return s.FindAccount(ctx, c, account)
