@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,6 +285,72 @@ func TestToDoCancelStopsAClaimedOccurrence(t *testing.T) {
 			}
 			if td := toDoCall(t, app, "GET", fmt.Sprintf("/api/v2/to-dos/%d", second.ID), nil, 200); td.IsSending {
 				t.Fatal("is_sending still true after the skip")
+			}
+		})
+	}
+}
+
+// TestWithdrawnSenderIsNotUsed: a To Do's sender is checked when it is made, but an admin
+// may withdraw it later (remove the SMS number or the sending domain, blacklist the
+// address). Its occurrences then fail, saying why, instead of sending from it; once the
+// sender is back they are sent again.
+func TestWithdrawnSenderIsNotUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name, toDo, withdraw, restore, method, reason string
+	}{
+		{"sms_number_removed", `{"account_number":"1001","delivery_type":"sms","from":"+15550101001","contact":"+15555550123","message_text":"x","schedule":{"frequency":"daily","times":["11:00"]}}`,
+			"DELETE /api/v2/accounts/1001/sms-numbers/+15550101001", `POST /api/v2/accounts/1001/sms-numbers {"number":"+15550101001"}`, "",
+			"not sent: 5550101001 is no longer an SMS-enabled number of the account"},
+		{"sending_domain_removed", `{"account_number":"1001","delivery_type":"email","contact":"pat@example.com","from_email":"office@acme.example","message_text":"x","schedule":{"frequency":"daily","times":["11:00"]}}`,
+			"DELETE /api/v2/accounts/1001/sending-domains/acme.example", `POST /api/v2/accounts/1001/sending-domains {"domain":"acme.example"}`, "",
+			"not sent: the domain of office@acme.example is no longer an authenticated sending domain of the account"},
+		{"address_blacklisted", `{"account_number":"1001","delivery_type":"email","contact":"pat@example.com","from_email":"office@acme.example","message_text":"x","schedule":{"frequency":"daily","times":["11:00"]}}`,
+			`POST /api/v2/accounts/1001/email-blacklist {"email":"office@acme.example"}`, "DELETE /api/v2/accounts/1001/email-blacklist/office@acme.example", "",
+			"not sent: office@acme.example is on the account's email blacklist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := testapp.New(t) // Friday 10:00 in New York
+			log := &sendLog{}
+			s := newScheduler(app)
+			s.Outbox = log
+			admin := func(call string) {
+				t.Helper()
+				method, rest, _ := strings.Cut(call, " ")
+				path, body, _ := strings.Cut(rest, " ")
+				var b any
+				if body != "" {
+					b = body
+				}
+				if r := app.Do(t, method, path, app.Admin.Token, b); r.Status != 200 {
+					t.Fatalf("%s: %d %s", call, r.Status, r.Body)
+				}
+			}
+			td := toDoCall(t, app, "POST", "/api/v2/to-dos", tc.toDo, 200)
+			admin(tc.withdraw)
+			app.Clock.Set(utc("2026-11-20T16:00:00Z")) // 11:00 in New York
+			tick(t, s)
+			if n := len(log.all()); n != 0 {
+				t.Fatalf("%d sends from a withdrawn sender", n)
+			}
+			r := app.Do(t, "GET", fmt.Sprintf("/api/v2/to-dos/%d/deliveries", td.ID), app.Alice.Token, nil)
+			var d struct {
+				Data []struct {
+					Status string
+					Error  *string
+				}
+			}
+			r.JSON(t, &d)
+			if len(d.Data) != 1 || d.Data[0].Status != "failed" || d.Data[0].Error == nil || *d.Data[0].Error != tc.reason {
+				t.Fatalf("deliveries: %s", r.Body)
+			}
+			if got := toDoCall(t, app, "GET", fmt.Sprintf("/api/v2/to-dos/%d", td.ID), nil, 200); got.State != answerdesk.ToDoActive || got.IsSending {
+				t.Fatalf("state %s, is_sending %v: a refused occurrence leaves the To Do active and idle", got.State, got.IsSending)
+			}
+			admin(tc.restore)
+			app.Clock.Set(utc("2026-11-21T16:00:00Z")) // the next day's 11:00
+			tick(t, s)
+			if n := len(log.all()); n != 1 {
+				t.Fatalf("%d sends once the sender is back, want 1", n)
 			}
 		})
 	}

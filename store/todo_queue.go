@@ -253,14 +253,23 @@ func (s *ToDoService) ReleaseOccurrences(ctx context.Context, occs []*answerdesk
 // batch is claimed at once but sent by a few workers, so an occurrence can wait a while
 // after its claim; a pause or cancel that commits meanwhile must stop it ("no later one
 // starts"), which dropPending cannot do for claimed occurrences. Such an occurrence is
-// settled as skipped with the reason. The lease is renewed from now, so waiting in the
-// batch does not let another scheduler take over an occurrence that is being sent.
+// settled as skipped with the reason. So is one whose sender the account may no longer
+// use (settled as failed). The lease is renewed from now, so waiting in the batch does not
+// let another scheduler take over an occurrence that is being sent.
 func (s *ToDoService) StartOccurrence(ctx context.Context, o *answerdesk.Occurrence, now time.Time, lease time.Duration) (bool, error) {
 	var start bool
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		var state string
-		err := tx.QueryRowContext(ctx, `SELECT t.state FROM to_do_occurrences o JOIN to_dos t ON t.id = o.to_do_id
-			WHERE o.id = ? AND o.status = 'sending' AND o.attempts = ?`, o.ID, o.Attempts+1).Scan(&state)
+		var state, from, fromEmail string
+		var smsOK, domainOK, blacklisted bool
+		err := tx.QueryRowContext(ctx, `SELECT t.state, coalesce(t.from_number, ''), coalesce(t.from_email, ''),
+			t.delivery_type <> 'sms' OR EXISTS (SELECT 1 FROM phone_numbers p
+				WHERE p.id = t.phone_id AND p.account_id = t.account_id AND p.sms_enabled = 1),
+			t.delivery_type <> 'email' OR EXISTS (SELECT 1 FROM sending_domains d
+				WHERE d.account_id = t.account_id AND d.domain = substr(t.from_email, instr(t.from_email, '@') + 1)),
+			t.delivery_type = 'email' AND EXISTS (SELECT 1 FROM email_blacklist b
+				WHERE b.account_id = t.account_id AND b.email = t.from_email)
+			FROM to_do_occurrences o JOIN to_dos t ON t.id = o.to_do_id
+			WHERE o.id = ? AND o.status = 'sending' AND o.attempts = ?`, o.ID, o.Attempts+1).Scan(&state, &from, &fromEmail, &smsOK, &domainOK, &blacklisted)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // taken over by another claim: that one sends it
 		}
@@ -268,6 +277,28 @@ func (s *ToDoService) StartOccurrence(ctx context.Context, o *answerdesk.Occurre
 			return fmt.Errorf("check occurrence %d: %w", o.ID, err)
 		}
 		nowMS := now.UnixMilli()
+		// The sender was checked when the To Do was made; an admin may have withdrawn it
+		// since. Sending from it anyway would send from an address or number the account
+		// may no longer use, so the occurrence fails, saying why, until the To Do is changed.
+		var refused string
+		switch {
+		case !smsOK:
+			refused = "not sent: " + from + " is no longer an SMS-enabled number of the account"
+		case !domainOK:
+			refused = "not sent: the domain of " + fromEmail + " is no longer an authenticated sending domain of the account"
+		case blacklisted:
+			refused = "not sent: " + fromEmail + " is on the account's email blacklist"
+		}
+		if state == answerdesk.ToDoActive && refused != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = 'failed', error = ?, lease_until = NULL, updated_at = ?
+				WHERE id = ?`, refused, nowMS, o.ID); err != nil {
+				return fmt.Errorf("refuse occurrence %d: %w", o.ID, err)
+			}
+			if err := s.refreshSending(ctx, tx, map[int64]bool{o.ToDo.ID: true}); err != nil {
+				return err
+			}
+			return s.settleStates(ctx, tx, map[int64]bool{o.ToDo.ID: true}, nowMS)
+		}
 		if state == answerdesk.ToDoActive {
 			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET lease_until = ?, updated_at = ? WHERE id = ?`,
 				now.Add(lease).UnixMilli(), nowMS, o.ID); err != nil {
