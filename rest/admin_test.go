@@ -337,8 +337,21 @@ func TestDisablingAUserCutsEveryCredential(t *testing.T) {
 		t.Fatalf("before: password: %v", err)
 	}
 
+	// A code approved before the disable but exchanged after it.
+	pending := &answerdesk.AuthorizationCode{Hash: answerdesk.HashToken("code-2"), ClientID: "client-1", UserID: app.Bob.ID, RedirectURI: "http://127.0.0.1/cb",
+		CodeChallenge: "x", Scopes: answerdesk.AllScopes, Resource: app.Server.URL + "/mcp/account", ExpiresAt: app.Clock.Now().Add(time.Minute)}
+	if err := oauthStore.SaveCode(ctx, pending); err != nil {
+		t.Fatal(err)
+	}
+
 	if r := app.Do(t, "PATCH", "/api/v2/users/"+strconv.FormatInt(app.Bob.ID, 10), app.Admin.Token, `{"disabled": true}`); r.Status != 200 {
 		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if redeemed, err := oauthStore.RedeemCode(ctx, pending.Hash); err != nil {
+		t.Fatal(err)
+	} else if _, err := oauthStore.CreateGrant(ctx, redeemed, answerdesk.IssuedToken{Hash: answerdesk.HashToken("a2"), ExpiresAt: exp},
+		answerdesk.IssuedToken{Hash: answerdesk.HashToken("r2"), ExpiresAt: exp}); err == nil {
+		t.Error("a code approved before the disable was exchanged for a grant after it")
 	}
 	if _, err := oauthStore.AuthenticateAccessToken(ctx, access); answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
 		t.Errorf("OAuth access token still works: %v", err)

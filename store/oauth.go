@@ -156,6 +156,15 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		if reused != nil { // replayed between redeem and now: issue nothing
 			return invalidGrant("authorization code already used")
 		}
+		// A user disabled after approving: disabling revoked their grants, and this code
+		// must not make a new one (it would work again if they were enabled later).
+		var disabled *int64
+		if err := tx.QueryRowContext(ctx, `SELECT disabled_at FROM users WHERE id = ?`, code.UserID).Scan(&disabled); err != nil {
+			return fmt.Errorf("load user of authorization code: %w", err)
+		}
+		if disabled != nil {
+			return invalidGrant("the user who approved this code is disabled")
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			code.UserID, code.ClientID, strings.Join(code.Scopes, " "), code.Resource, now, now)
 		if err != nil {
