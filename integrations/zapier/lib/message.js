@@ -1,13 +1,12 @@
 'use strict';
 
-// The New Message trigger's view of a message. answerdesk pushes a message to the Zap through
-// an on-call contact whose external_api method sends a flat JSON object of strings, one per
-// merge variable (see /docs/external-api-dispatching). fromHook turns that object back into
-// the message as GET /api/v2/messages returns it, so Zaps built on the sample from
-// performList see the same keys and types when real messages arrive.
+// The New Message trigger's view of a message. answerdesk pushes each new message to the Zap
+// through an on-call contact whose external_api method sends the message's id (HOOK); the
+// trigger reads the message as GET /api/v2/messages/{id} returns it, so Zaps built on the
+// sample from performList see the same keys and types when real messages arrive.
 
 // FIELDS is every property of the Message object (SERVICE.md §2.1 and CONTRACT §1.4) with its
-// type; a trailing ? means the API may answer null. The trigger test compares these keys
+// type, for the sample and the output fields; a trailing ? means the API may answer null. The trigger test compares these keys
 // with a real message from the API, so a field added there fails the test until added here.
 const FIELDS = {
   id: 'integer',
@@ -69,60 +68,19 @@ const FIELDS = {
   answers: 'object?',
 };
 
-// EXTRA are the fields the trigger adds to the message: its account's number and name.
-const EXTRA = {
+// HOOK is the data of the external_api delivery method that the trigger subscribes with:
+// the message's id and uuid and its account's number and name, by their merge variables.
+// A method has at most 50 data fields (CONTRACT §2), fewer than a message has, so the hook
+// names the message and perform reads it from the API: the Zap gets every field, typed as
+// the API types them, and the message's content never passes through the hook body.
+const HOOK = {
+  id: '{{message.id}}',
+  uuid: '{{message.uuid}}',
   account_number: '{{account.number}}',
   account_name: '{{account.name}}',
 };
 
-// hookData is the data of the external_api delivery method that the trigger subscribes with:
-// each message field by its merge variable ({{message.answers}} is the whole answers object as
-// compact JSON), then the account's number and name.
-const hookData = () => [
-  ...Object.keys(FIELDS).map((field) => ({ field, value: `{{message.${field}}}` })),
-  ...Object.entries(EXTRA).map(([field, value]) => ({ field, value })),
-];
-
-// coerce reads one merged string back as the API types it: null merges as "".
-const coerce = (type, raw) => {
-  const nullable = type.endsWith('?');
-  const base = nullable ? type.slice(0, -1) : type;
-  if (raw === undefined || raw === null) {
-    return nullable ? null : raw;
-  }
-  const s = String(raw);
-  if (s === '' && nullable) {
-    return null;
-  }
-  switch (base) {
-    case 'integer': {
-      const n = Number(s);
-      return Number.isSafeInteger(n) ? n : s;
-    }
-    case 'boolean':
-      return s === 'true';
-    case 'object':
-      try {
-        return JSON.parse(s);
-      } catch (err) {
-        return s;
-      }
-    default:
-      return s;
-  }
-};
-
-// fromHook turns the body answerdesk POSTed to the hook into a message.
-const fromHook = (body) => {
-  const message = {};
-  for (const [field, type] of Object.entries(FIELDS)) {
-    message[field] = coerce(type, body[field]);
-  }
-  for (const field of Object.keys(EXTRA)) {
-    message[field] = body[field] === undefined ? null : String(body[field]);
-  }
-  return message;
-};
+const hookData = () => Object.entries(HOOK).map(([field, value]) => ({ field, value }));
 
 // withAccount adds the account's number and name to a message read from the API.
 const withAccount = (message, account) => ({
@@ -218,4 +176,4 @@ const OUTPUT_FIELDS = [
   { key: 'account_name', label: 'Account Name' },
 ];
 
-module.exports = { FIELDS, EXTRA, hookData, coerce, fromHook, withAccount, SAMPLE, OUTPUT_FIELDS };
+module.exports = { FIELDS, HOOK, hookData, withAccount, SAMPLE, OUTPUT_FIELDS };

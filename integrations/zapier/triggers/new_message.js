@@ -5,8 +5,9 @@ const message = require('../lib/message');
 
 // The New Message trigger is a REST hook. answerdesk has no webhook subscription API
 // (SERVICE.md §6): a subscription is an on-call contact at escalation level 1 of the chosen
-// account, with an external_api delivery method that POSTs every new message of the account
-// to the Zap's hook URL, directly and with retries. Unsubscribing deletes that contact.
+// account, with an external_api delivery method that POSTs the id of every new message of
+// the account to the Zap's hook URL, directly and with retries; perform reads the message.
+// Unsubscribing deletes that contact.
 
 const contactName = (bundle) => {
   const zap = bundle.meta && bundle.meta.zap && bundle.meta.zap.id;
@@ -53,8 +54,16 @@ const performUnsubscribe = async (z, bundle) => {
   return response.data.data;
 };
 
-// perform receives one message POSTed by answerdesk.
-const perform = async (z, bundle) => [message.fromHook(bundle.cleanedRequest || {})];
+// perform receives the hook body answerdesk POSTed for one new message (its id, and its
+// account's number and name) and reads the message itself from the API.
+const perform = async (z, bundle) => {
+  const body = bundle.cleanedRequest || {};
+  if (!body.id) {
+    throw new z.errors.Error('The hook body names no message id', 'invalid_hook', 400);
+  }
+  const response = await z.request({ url: `/api/v2/messages/${encodeURIComponent(body.id)}` });
+  return [message.withAccount(response.data.data, { number: body.account_number, name: body.account_name })];
+};
 
 // performList gives the Zap editor recent messages of the account, in the same shape.
 const performList = async (z, bundle) => {
