@@ -49,7 +49,8 @@ type Config struct {
 	Key, SecretKey []byte
 	// Now is the clock of the store, the signer, the REST and OAuth servers; nil: time.Now.
 	Now func() time.Time
-	// Logger receives every log line; nil discards them.
+	// Logger receives every log line (with the request_id of the request a line is about);
+	// nil discards them.
 	Logger *slog.Logger
 	// Version is reported in the webhook User-Agent and the MCP serverInfo.
 	Version string
@@ -119,6 +120,8 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// Every line logged with a request's context names its request id.
+	cfg.Logger = slog.New(answerdesk.NewLogHandler(cfg.Logger.Handler()))
 	if cfg.SecretKey == nil {
 		cfg.SecretKey = cfg.Key
 	}
