@@ -15,6 +15,8 @@ import (
 // TestOpen builds the service as "answerdesk serve" does and as the tests do, and checks
 // what each serves through the one handler.
 func TestOpen(t *testing.T) {
+	// One service per Config, shared by its scenarios: building the search index is the slow part.
+	servers := map[bool]*httptest.Server{}
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	for _, tc := range []struct {
 		name    string
@@ -33,28 +35,11 @@ func TestOpen(t *testing.T) {
 		{"without_content_the_customer_api_asks_a_token", false, "GET", "/api/v2/me", "", http.StatusUnauthorized},
 		{"without_content_the_oauth_server_is_mounted", false, "GET", "/.well-known/oauth-authorization-server", "", http.StatusOK},
 	} {
+		if servers[tc.content] == nil {
+			servers[tc.content] = open(t, tc.content)
+		}
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewUnstartedServer(nil)
-			cfg := app.Config{DB: filepath.Join(t.TempDir(), "answerdesk.db"), BaseURL: "http://" + srv.Listener.Addr().String(),
-				Key: []byte("test-signing-key-0123456789abcdef"), Version: "test"}
-			if tc.content {
-				cfg.Content = content.Embedded()
-			}
-			m, err := app.Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := m.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
-			if tc.content && m.Rest.MCP == nil {
-				t.Fatal("the REST server holds no MCP handlers")
-			}
-			srv.Config.Handler = m.Handler
-			srv.Start()
-			t.Cleanup(srv.Close)
+			srv := servers[tc.content]
 			req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
@@ -68,6 +53,33 @@ func TestOpen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// open builds the service, with or without the content, on an httptest server.
+func open(t *testing.T, withContent bool) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	cfg := app.Config{DB: filepath.Join(t.TempDir(), "answerdesk.db"), BaseURL: "http://" + srv.Listener.Addr().String(),
+		Key: []byte("test-signing-key-0123456789abcdef"), Version: "test"}
+	if withContent {
+		cfg.Content = content.Embedded()
+	}
+	m, err := app.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	if withContent && len(m.Rest.MCP) != 3 {
+		t.Fatalf("the REST server holds %d MCP handlers, want 3", len(m.Rest.MCP))
+	}
+	srv.Config.Handler = m.Handler
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // TestStartAndClose: the workers start and Close waits for them and releases everything.
