@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build run demo-reset test test-go test-zapier test-short lint bench fuzz clean
+.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench fuzz clean
 
 # make run PORT=8081 serves on another port; DB is the database file (kept across runs).
 PORT      ?= 8080
@@ -13,28 +13,32 @@ DB        ?= ./data/answerdesk.db
 
 all: build
 
-build:
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/answerdesk
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/answerdesk
 
-run: build
+run: build ## serve the demo on :8080 (make run PORT=8081 for another port)
 	$(BIN) serve --demo --addr :$(PORT) --db $(DB)
 
 # Start the demo over: delete the database (and its key file), then serve fresh demo data.
-demo-reset: build
+demo-reset: build ## delete the database and serve fresh demo data
 	rm -f $(DB) $(DB)-wal $(DB)-shm $(dir $(DB))signing.key
 	$(BIN) serve --demo --addr :$(PORT) --db $(DB)
 
 # Every test: the Go tests and the Zapier app's tests.
-test: test-go test-zapier
+test: test-go test-zapier ## every test: Go (race detector) and the Zapier app
 
-# The Go tests, with the race detector. Fuzz targets run their seed corpus here.
-test-go:
+# The Go tests, with the race detector. Fuzz targets run their seed corpus here. Chromium is
+# installed first when it can be (the browser tests skip without it).
+test-go: chromium-optional ## the Go tests with the race detector
 	$(GO) test -race -count=1 -timeout 9m ./...
 
 # The Zapier app (integrations/zapier) against a real answerdesk on a loopback port. Needs
 # node >= 20 and npm; without them it is skipped, loudly, so a Go-only machine still tests Go.
 ZAPIER_DIR := integrations/zapier
-test-zapier:
+test-zapier: ## the Zapier app's tests (needs node >= 20 and npm)
 	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 || \
 	    ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then \
 		echo ""; \
@@ -49,10 +53,10 @@ test-zapier:
 		ANSWERDESK_BIN=$(CURDIR)/$(BIN) npm test; \
 	fi
 
-test-short:
+test-short: ## the Go tests without the race detector
 	$(GO) test -count=1 ./...
 
-lint:
+lint: ## go vet, gofmt and staticcheck
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
@@ -62,7 +66,7 @@ lint:
 # and goes on without it: the browser test then skips (or fails when CI=true).
 CHROMIUM := /usr/bin/chromium
 .PHONY: chromium chromium-optional
-chromium:
+chromium: ## install Debian's chromium for the browser tests
 	@test -x $(CHROMIUM) || { \
 		sudo=; if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi; \
 		echo "$(CHROMIUM) is missing: installing Debian's chromium with apt-get"; \
@@ -82,18 +86,17 @@ chromium-optional:
 		echo ""; \
 	}
 
-test-go: chromium-optional
 
 # Benchmarks: in-process (go test -bench) and HTTP load against a running server.
-bench: build
+bench: build ## benchmarks and the HTTP load generator
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN)
 
 # Longer fuzzing of the query and date parsers (not part of make test).
-fuzz:
+fuzz: ## fuzz the parsers for 30 s each
 	$(GO) test -run '^$$' -fuzz FuzzParseDate -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzMessageFilter -fuzztime 30s .
 	$(GO) test -run '^$$' -fuzz FuzzParseMessageCreate -fuzztime 30s .
 
-clean:
+clean: ## remove bin/ and the Zapier app's node_modules
 	rm -rf bin $(ZAPIER_DIR)/node_modules

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/mail"
 	"regexp"
 	"strings"
 	"time"
@@ -146,7 +145,7 @@ func NormalizeDomain(d string) (string, error) {
 // NormalizeEmail returns an email address in lower case, checked to be a bare address.
 func NormalizeEmail(e string) (string, error) {
 	e = strings.ToLower(strings.TrimSpace(e))
-	if a, err := mail.ParseAddress(e); err != nil || a.Address != e || len(e) > 254 {
+	if !IsEmailAddress(e) {
 		return "", &Error{Code: EINVALID, Message: "must be an email address"}
 	}
 	return e, nil

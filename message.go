@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/mail"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -296,7 +295,7 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 		v.Add("non_message_type", "must be one of "+strings.Join(NonMessageTypes, ", ")+" or null")
 	}
 	if s, ok := m.Strings["email"]; ok && s != "" {
-		if _, err := mail.ParseAddress(s); err != nil {
+		if !IsEmailAddress(s) {
 			v.Add("email", "must be an email address")
 		}
 	}

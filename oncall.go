@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // DeliveryMethodExternalAPI is the only delivery method type: a POST to the customer's URL.
@@ -273,12 +275,12 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 	for name, value := range in.Headers {
 		canon := textproto.CanonicalMIMEHeaderKey(name)
 		switch {
-		case !validHeaderName(name):
+		case !ValidHeaderName(name):
 			v.Add(prefix+".headers", fmt.Sprintf("%q is not a valid header name", name))
 		case ReservedHeader(canon):
 			v.Add(prefix+".headers", fmt.Sprintf("%s is set by the dispatcher and cannot be configured", canon))
-		case strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }) || len(value) > 4096:
-			v.Add(prefix+".headers", fmt.Sprintf("the value of %s must be one line of at most 4096 characters", canon))
+		case !ValidHeaderValue(value):
+			v.Add(prefix+".headers", fmt.Sprintf("the value of %s must be one line of at most %d characters", canon, MaxHeaderValueLength))
 		default:
 			m.Headers[canon] = value
 		}
@@ -294,16 +296,23 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 	return m, len(v.fields) == before
 }
 
-func validHeaderName(s string) bool {
-	if s == "" || len(s) > 100 {
-		return false
-	}
-	for _, r := range s {
-		if r > 0x7e || r <= 0x20 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
+// Limits of a configured header of a delivery method.
+const (
+	MaxHeaderNameLength  = 100
+	MaxHeaderValueLength = 4096
+)
+
+// ValidHeaderName reports whether name may be a configured header's name: an RFC 9110
+// token (httpguts decides) of at most MaxHeaderNameLength bytes. The configuration API
+// and the dispatcher, which builds requests from stored rows, both ask this.
+func ValidHeaderName(name string) bool {
+	return len(name) <= MaxHeaderNameLength && httpguts.ValidHeaderFieldName(name)
+}
+
+// ValidHeaderValue reports whether value may be a configured header's value: one line
+// (no control character but tab, as httpguts decides) of at most MaxHeaderValueLength bytes.
+func ValidHeaderValue(value string) bool {
+	return len(value) <= MaxHeaderValueLength && httpguts.ValidHeaderFieldValue(value)
 }
 
 // Dispatch delivery statuses.

@@ -5,6 +5,15 @@ import (
 	"time"
 )
 
+// Failed sign-ins allowed per SignInWindow, counted three ways: enough for typos, too few
+// to guess a password. One place declares them; the OAuth server's throttles take them.
+const (
+	SignInWindow                  = 15 * time.Minute
+	SignInLimitPerEmailAndAddress = 10  // one email from one client address
+	SignInLimitPerAddress         = 50  // every email from one client address
+	SignInLimitPerEmail           = 100 // one email from anywhere
+)
+
 // RateDecision is the answer of a rate limiter to one request.
 type RateDecision struct {
 	Allowed   bool

@@ -295,8 +295,18 @@ func NormalizePhone(s string) (string, bool) {
 	return "", false
 }
 
-// IsEmailAddress reports whether s is a bare email address (no display name).
+// MaxEmailAddressLength is the longest email address (RFC 5321's 256-byte path less the
+// angle brackets).
+const MaxEmailAddressLength = 254
+
+// IsEmailAddress reports whether s is a bare email address: what net/mail parses as an
+// address with no display name, at most MaxEmailAddressLength bytes, with a dot in its
+// domain. It is the one email rule: To Do contacts and senders, message emails, users and
+// the blacklist (after NormalizeEmail lowers the case) all ask it.
 func IsEmailAddress(s string) bool {
+	if len(s) > MaxEmailAddressLength {
+		return false
+	}
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndex(s, "@")+1:], ".")
 }

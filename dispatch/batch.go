@@ -52,7 +52,9 @@ func (b *BatchRunner) Tick(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, j := range jobs {
-		resps := answerdesk.CapBatchResponses(b.Execute(ctx, j.Sandbox, j.Requests), answerdesk.MaxBatchJobResponseBytes)
+		// The job's id stands for the request id of its operations' log lines.
+		jctx := answerdesk.NewContextWithRequestID(ctx, "batch-job-"+j.ID)
+		resps := answerdesk.CapBatchResponses(b.Execute(jctx, j.Sandbox, j.Requests), answerdesk.MaxBatchJobResponseBytes)
 		if err := b.Store.CompleteBatchJob(ctx, j.ID, resps, b.Now()); err != nil {
 			return len(jobs), err
 		}

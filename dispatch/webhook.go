@@ -339,7 +339,7 @@ func (c *WebhookClient) newRequest(ctx context.Context, w *Webhook) (*http.Reque
 		if answerdesk.ReservedHeader(name) {
 			continue
 		}
-		if !validHeaderName(name) || !validHeaderValue(value) {
+		if !answerdesk.ValidHeaderName(name) || !answerdesk.ValidHeaderValue(value) {
 			return nil, fmt.Errorf("%w: %w: header %q is malformed", ErrWebhookInvalid, errInvalidHeader, name)
 		}
 		req.Header.Set(name, value)
@@ -369,33 +369,6 @@ func bytesReader(b []byte) io.Reader {
 		return http.NoBody
 	}
 	return bytes.NewReader(b)
-}
-
-// validHeaderName reports whether name is an RFC 9110 token.
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether value holds no control characters but tab.
-func validHeaderValue(value string) bool {
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // parseRetryAfter reads a Retry-After value, delay-seconds or an HTTP-date relative to now.

@@ -1,9 +1,12 @@
-package mcp
+package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -16,15 +19,13 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/testapp"
+	"github.com/answerdesk/answerdesk/mcp"
+	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/store"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
-
-// definitionsOnly are services for building the account server only to read its tool
-// definitions (snapshots); no tool is called.
-var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordings: &store.RecordingService{}, ToDos: &store.ToDoService{}}
 
 var accountToolNames = []string{
 	"list_messages", "get_recent_messages", "get_message", "get_message_call_recording", "create_message",
@@ -34,7 +35,7 @@ var accountToolNames = []string{
 }
 
 // accountServer is the account MCP server over a testapp (real SQLite, the real REST API
-// beside it for comparisons), with a small bearer check as Config.Authenticate standing in
+// beside it for comparisons), with a small bearer check as mcp.Config.Authenticate standing in
 // for the OAuth one: a customer API token authenticates through the real token service; a token made by
 // scoped() stands for a user with only some scopes, the caller built by the real store.
 type accountServer struct {
@@ -50,17 +51,17 @@ type grant struct {
 	scopes []string
 }
 
-func serveAccount(t *testing.T, mutate ...func(*Config)) *accountServer {
+func serveAccount(t *testing.T, mutate ...func(*mcp.Config)) *accountServer {
 	t.Helper()
 	app := testapp.New(t)
 	srv := httptest.NewUnstartedServer(nil)
 	s := &accountServer{App: app, url: "http://" + srv.Listener.Addr().String() + "/mcp/account", grants: map[string]grant{}}
-	cfg := testConfig(t, "http://"+srv.Listener.Addr().String())
+	cfg := mcp.TestConfig(t, "http://"+srv.Listener.Addr().String())
 	cfg.Authenticate = s.authenticate
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	h := Handler(NewAccountServer(cfg, AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
+	h := mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
 	srv.Config.Handler = h
 	srv.Start()
 	t.Cleanup(func() {
@@ -107,13 +108,13 @@ func (s *accountServer) scoped(u testapp.User, scopes ...string) string {
 // client connects an mcp-go client over Streamable HTTP with the bearer.
 func (s *accountServer) client(t *testing.T, bearer string, legacy bool) *client.Client {
 	t.Helper()
-	return (&served{url: s.url}).connectWith(t, legacy, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
+	return connectWith(t, s.url, legacy, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
 }
 
-// connectWith is connect with extra transport options.
-func (s *served) connectWith(t testing.TB, legacy bool, opts ...transport.StreamableHTTPCOption) *client.Client {
+// connectWith connects to the endpoint url as connect does, with extra transport options.
+func connectWith(t testing.TB, url string, legacy bool, opts ...transport.StreamableHTTPCOption) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.url, append([]transport.StreamableHTTPCOption{transport.WithHTTPTimeout(30 * time.Second)}, opts...)...)
+	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPTimeout(30 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +150,13 @@ func (s *accountServer) rest(t *testing.T, u testapp.User, method, path string, 
 func result(t *testing.T, res *mcpgo.CallToolResult) []byte {
 	t.Helper()
 	if res.IsError {
-		t.Fatalf("tool error: %s", text(res))
+		t.Fatalf("tool error: %s", mcp.Text(res))
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameJSON(t, "text content", []byte(text(res)), b)
+	sameJSON(t, "text content", []byte(mcp.Text(res)), b)
 	return b
 }
 
@@ -246,7 +247,7 @@ func TestAccountReadTools(t *testing.T) {
 		{"list_to_dos/past_the_last_page", alice, s.Alice, "list_to_dos", map[string]any{"page": 5, "page_size": 100}, "/api/v2/to-dos?page=5&page_size=100", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := result(t, call(t, tc.as, tc.tool, tc.args))
+			got := result(t, mcp.Call(t, tc.as, tc.tool, tc.args))
 			sameJSON(t, "result and GET "+tc.path, got, s.rest(t, tc.user, "GET", tc.path, nil))
 			var body struct {
 				Data json.RawMessage `json:"data"`
@@ -266,7 +267,7 @@ func TestAccountReadTools(t *testing.T) {
 		var out struct {
 			Data answerdesk.CallRecording `json:"data"`
 		}
-		structured(t, call(t, alice, "get_call_recording", map[string]any{"id": f.aliceRec.ID}), &out)
+		mcp.Structured(t, mcp.Call(t, alice, "get_call_recording", map[string]any{"id": f.aliceRec.ID}), &out)
 		if out.Data.Recording == nil || !strings.HasPrefix(*out.Data.Recording, s.Server.URL+"/recordings/") {
 			t.Fatalf("recording = %v", out.Data.Recording)
 		}
@@ -289,7 +290,7 @@ func TestAccountWriteTools(t *testing.T) {
 	msg := f.alice[0]
 
 	t.Run("acknowledge_message/acknowledges_and_is_idempotent", func(t *testing.T) {
-		first := result(t, call(t, alice, "acknowledge_message", map[string]any{"id": msg.UUID}))
+		first := result(t, mcp.Call(t, alice, "acknowledge_message", map[string]any{"id": msg.UUID}))
 		after := s.rest(t, s.Alice, "GET", "/api/v2/messages/"+msg.UUID, nil)
 		sameJSON(t, "result and the message after", first, after)
 		var m struct{ Data answerdesk.Message }
@@ -298,14 +299,14 @@ func TestAccountWriteTools(t *testing.T) {
 			t.Errorf("after acknowledge: status %s, acknowledged_at %v, next_escalation_at %v", m.Data.Status, m.Data.AcknowledgedAt, m.Data.NextEscalationAt)
 		}
 		s.Clock.Advance(time.Minute)
-		sameJSON(t, "second acknowledge", result(t, call(t, alice, "acknowledge_message", map[string]any{"id": msg.ID})), first)
+		sameJSON(t, "second acknowledge", result(t, mcp.Call(t, alice, "acknowledge_message", map[string]any{"id": msg.ID})), first)
 	})
 	t.Run("mark_message_read_and_unread", func(t *testing.T) {
 		for _, tc := range []struct {
 			tool string
 			read bool
 		}{{"mark_message_read", true}, {"mark_message_read", true}, {"mark_message_unread", false}, {"mark_message_unread", false}} {
-			got := result(t, call(t, alice, tc.tool, map[string]any{"id": id(msg)}))
+			got := result(t, mcp.Call(t, alice, tc.tool, map[string]any{"id": id(msg)}))
 			after := s.rest(t, s.Alice, "GET", "/api/v2/messages/"+id(msg), nil)
 			sameJSON(t, tc.tool+" result and the message after", got, after)
 			if want := fmt.Sprintf(`"read":%v`, tc.read); !strings.Contains(string(after), want) {
@@ -314,7 +315,7 @@ func TestAccountWriteTools(t *testing.T) {
 		}
 	})
 	t.Run("create_message/stored_as_the_api_shows_it", func(t *testing.T) {
-		got := result(t, call(t, alice, "create_message", map[string]any{
+		got := result(t, mcp.Call(t, alice, "create_message", map[string]any{
 			"content": "Leaking water heater, call back today", "origin": "call", "first_name": "Ana", "is_emergency": true,
 			"answers": map[string]any{"issue": "leak", "floor": 2},
 		}))
@@ -327,7 +328,7 @@ func TestAccountWriteTools(t *testing.T) {
 		sameJSON(t, "result and GET", got, s.rest(t, s.Alice, "GET", "/api/v2/messages/"+m.Data.UUID, nil))
 	})
 	t.Run("create_to_do/listed_by_the_api", func(t *testing.T) {
-		got := result(t, call(t, alice, "create_to_do", map[string]any{
+		got := result(t, mcp.Call(t, alice, "create_to_do", map[string]any{
 			"account_number": "1001", "delivery_type": "SMS", "from": "+15550101001", "contact": "(555) 555-0123",
 			"message_text": "Your plumber arrives at 9", "name": "Reminder",
 			"schedule": map[string]any{"frequency": "weekly", "days": []any{"monday", "thursday"}, "times": []any{"09:30"}},
@@ -349,14 +350,14 @@ func TestAccountWriteTools(t *testing.T) {
 	})
 	t.Run("create_to_do/account_number_sent_as_a_number", func(t *testing.T) {
 		// The MCP Inspector CLI turns --tool-arg account_number=1001 into a number.
-		res := call(t, alice, "create_to_do", map[string]any{
+		res := mcp.Call(t, alice, "create_to_do", map[string]any{
 			"account_number": 1001, "delivery_type": "call", "instructions": "Call Pat back",
 			"schedule": map[string]any{"rule": "immediately"},
 		})
 		if res.IsError {
-			t.Fatalf("create_to_do: %s", text(res))
+			t.Fatalf("create_to_do: %s", mcp.Text(res))
 		}
-		res = call(t, alice, "create_to_do", map[string]any{
+		res = mcp.Call(t, alice, "create_to_do", map[string]any{
 			"account_number": 1001.5, "delivery_type": "call", "instructions": "x", "schedule": map[string]any{"rule": "immediately"},
 		})
 		if !res.IsError {
@@ -451,8 +452,8 @@ func TestAccountToolErrors(t *testing.T) {
 		{"get_message/not_found", "get_message", map[string]any{"id": "999999"}, "GET", "/api/v2/messages/999999", nil, []string{`no message "999999"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, alice, tc.tool, tc.args)
-			wantToolError(t, res, tc.fragments...)
+			res := mcp.Call(t, alice, tc.tool, tc.args)
+			mcp.WantToolError(t, res, tc.fragments...)
 			if tc.method == "" {
 				return
 			}
@@ -465,7 +466,7 @@ func TestAccountToolErrors(t *testing.T) {
 			if r.Status != http.StatusUnprocessableEntity && r.Status != http.StatusNotFound {
 				t.Fatalf("REST answered %d: %s", r.Status, r.Body)
 			}
-			msg := text(res)
+			msg := mcp.Text(res)
 			if !strings.Contains(msg, e.Message) {
 				t.Errorf("tool error %q does not say REST's message %q", msg, e.Message)
 			}
@@ -496,7 +497,7 @@ func TestAccountVisibility(t *testing.T) {
 		{"get_call_recording", map[string]any{"id": f.bobRec.ID}},
 	} {
 		t.Run(tc.tool+"/"+fmt.Sprint(tc.args["id"]), func(t *testing.T) {
-			wantToolError(t, call(t, alice, tc.tool, tc.args), "no ", fmt.Sprint(tc.args["id"]))
+			mcp.WantToolError(t, mcp.Call(t, alice, tc.tool, tc.args), "no ", fmt.Sprint(tc.args["id"]))
 		})
 	}
 	t.Run("bobs_message_unchanged", func(t *testing.T) {
@@ -514,7 +515,7 @@ func TestAccountVisibility(t *testing.T) {
 					AccountNumber string `json:"account_number"`
 				}
 			}
-			structured(t, call(t, alice, tool, nil), &out)
+			mcp.Structured(t, mcp.Call(t, alice, tool, nil), &out)
 			for _, d := range out.Data {
 				if d.AccountID != 0 && d.AccountID != s.Acme.ID || d.AccountNumber != "" && d.AccountNumber != "1001" {
 					t.Errorf("%s returned an item of another account: %+v", tool, d)
@@ -558,27 +559,27 @@ func TestAccountScopes(t *testing.T) {
 			before := s.rest(t, s.Alice, "GET", "/api/v2/messages?page_size=200", nil)
 			todos := s.rest(t, s.Alice, "GET", "/api/v2/to-dos", nil)
 			others := slices.DeleteFunc(slices.Clone(answerdesk.AllScopes), func(x string) bool { return x == tc.missing })
-			wantToolError(t, call(t, s.client(t, s.scoped(s.Alice, others...), false), tc.tool, tc.args), "lacks the scope "+tc.missing)
+			mcp.WantToolError(t, mcp.Call(t, s.client(t, s.scoped(s.Alice, others...), false), tc.tool, tc.args), "lacks the scope "+tc.missing)
 			sameJSON(t, "messages after the refused call", s.rest(t, s.Alice, "GET", "/api/v2/messages?page_size=200", nil), before)
 			sameJSON(t, "To Dos after the refused call", s.rest(t, s.Alice, "GET", "/api/v2/to-dos", nil), todos)
 
-			result(t, call(t, s.client(t, s.scoped(s.Alice, tc.needs...), false), tc.tool, tc.args))
+			result(t, mcp.Call(t, s.client(t, s.scoped(s.Alice, tc.needs...), false), tc.tool, tc.args))
 		})
 	}
 }
 
-// TestAccountUnauthenticated: without a caller in the context (no Config.Authenticate),
+// TestAccountUnauthenticated: without a caller in the context (no mcp.Config.Authenticate),
 // every tool answers "not authenticated" and calls no service.
 func TestAccountUnauthenticated(t *testing.T) {
 	app := testapp.New(t)
 	srv := httptest.NewUnstartedServer(nil)
-	cfg := testConfig(t, "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = Handler(NewAccountServer(cfg, AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
+	cfg := mcp.TestConfig(t, "http://"+srv.Listener.Addr().String())
+	srv.Config.Handler = mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
 	srv.Start()
 	defer srv.Close()
-	c := (&served{url: srv.URL + "/mcp/account"}).connect(t, false)
+	c := connectWith(t, srv.URL+"/mcp/account", false)
 	for _, name := range accountToolNames {
-		wantToolError(t, call(t, c, name, map[string]any{"id": "1", "content": "x"}), "not authenticated")
+		mcp.WantToolError(t, mcp.Call(t, c, name, map[string]any{"id": "1", "content": "x"}), "not authenticated")
 	}
 }
 
@@ -586,7 +587,7 @@ func TestAccountUnauthenticated(t *testing.T) {
 // with a title, a description that says its scope, described arguments, an output schema
 // with data, and the annotations of a read or a write.
 func TestAccountToolDefinitions(t *testing.T) {
-	s := NewAccountServer(testConfig(t, snapshotBase), definitionsOnly)
+	s := mcp.NewAccountServer(mcp.TestConfig(t, mcp.SnapshotBase), mcp.DefinitionsOnly)
 	tools := s.ListTools()
 	var names []string
 	for n := range tools {
@@ -668,27 +669,101 @@ func TestAccountToDoLifecycleTools(t *testing.T) {
 		for k, v := range step.args {
 			args[k] = v
 		}
-		got := result(t, call(t, alice, step.tool, args))
+		got := result(t, mcp.Call(t, alice, step.tool, args))
 		if st := state(got); st != step.state {
 			t.Fatalf("%s: state %s, want %s", step.tool, st, step.state)
 		}
 		sameJSON(t, step.tool+" vs GET /api/v2/to-dos/{id}", got, s.rest(t, s.Alice, "GET", "/api/v2/to-dos/"+id, nil))
 	}
-	got := result(t, call(t, alice, "get_to_do", map[string]any{"id": id}))
+	got := result(t, mcp.Call(t, alice, "get_to_do", map[string]any{"id": id}))
 	var v struct{ Data answerdesk.ToDo }
 	_ = json.Unmarshal(got, &v)
 	if v.Data.Name != "Monday check-in" || v.Data.Schedule.Rule["count"] != float64(4) || v.Data.Schedule.NextOccurrence != nil {
 		t.Fatalf("after update and cancel: %s", got)
 	}
-	wantToolError(t, call(t, alice, "resume_to_do", map[string]any{"id": id}), "state: is cancelled")
-	wantToolError(t, call(t, alice, "update_to_do", map[string]any{"id": id, "name": "again"}), "state: is cancelled")
-	sameJSON(t, "list_to_do_deliveries", result(t, call(t, alice, "list_to_do_deliveries", map[string]any{"id": id})),
+	mcp.WantToolError(t, mcp.Call(t, alice, "resume_to_do", map[string]any{"id": id}), "state: is cancelled")
+	mcp.WantToolError(t, mcp.Call(t, alice, "update_to_do", map[string]any{"id": id, "name": "again"}), "state: is cancelled")
+	sameJSON(t, "list_to_do_deliveries", result(t, mcp.Call(t, alice, "list_to_do_deliveries", map[string]any{"id": id})),
 		s.rest(t, s.Alice, "GET", "/api/v2/to-dos/"+id+"/deliveries", nil))
-	sameJSON(t, "list_to_dos state=cancelled", result(t, call(t, alice, "list_to_dos", map[string]any{"state": "cancelled"})),
+	sameJSON(t, "list_to_dos state=cancelled", result(t, mcp.Call(t, alice, "list_to_dos", map[string]any{"state": "cancelled"})),
 		s.rest(t, s.Alice, "GET", "/api/v2/to-dos?state=cancelled", nil))
 	// Another account's To Do is not found, to every tool.
 	bob := s.client(t, s.Bob.Token, false)
 	for _, tool := range []string{"get_to_do", "pause_to_do", "resume_to_do", "cancel_to_do", "list_to_do_deliveries"} {
-		wantToolError(t, call(t, bob, tool, map[string]any{"id": id}), "no to-do")
+		mcp.WantToolError(t, mcp.Call(t, bob, tool, map[string]any{"id": id}), "no to-do")
+	}
+}
+
+// TestAccountToolsDoNotSpendThePublicLimit: the account tools are behind OAuth, so the
+// public API's rate limit (Config.Limiter) is not spent by them.
+func TestAccountToolsDoNotSpendThePublicLimit(t *testing.T) {
+	spent := &ratelimit.Memory{Limit: 1, Window: time.Minute}
+	s := serveAccount(t, func(c *mcp.Config) { c.Limiter = spent })
+	c := s.client(t, s.Alice.Token, false)
+	for i := range 3 {
+		if res := mcp.Call(t, c, "list_messages", map[string]any{"page_size": 1}); res.IsError {
+			t.Fatalf("call %d: %s", i, mcp.Text(res))
+		}
+	}
+}
+
+// lockedBuffer is a log destination the server's goroutines may write concurrently.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(b.buf.Bytes()), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("log line is not JSON: %s", line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// brokenLimiter fails every Take, as a shared limiter store that is down would.
+type brokenLimiter struct{}
+
+func (brokenLimiter) Take(context.Context, string, int, time.Time) (answerdesk.RateDecision, error) {
+	return answerdesk.RateDecision{}, errors.New("limiter store unreachable")
+}
+
+// TestInternalErrorLogsRequestID: an MCP tool's internal error is logged with the request
+// id the client sent (X-Request-Id), so an operator finds the line a user reports.
+func TestInternalErrorLogsRequestID(t *testing.T) {
+	app := testapp.New(t)
+	var logs lockedBuffer
+	cfg := mcp.TestConfig(t, app.Server.URL)
+	cfg.Logger = slog.New(answerdesk.NewLogHandler(slog.NewJSONHandler(&logs, nil)))
+	cfg.Limiter = brokenLimiter{}
+	h := mcp.Handler(mcp.NewPublicServer(cfg), "/mcp/public", cfg)
+	t.Cleanup(func() { _ = h.(interface{ Shutdown(context.Context) error }).Shutdown(context.Background()) })
+	app.Mount("/mcp/public", h)
+	c := connectWith(t, app.Server.URL+"/mcp/public", false,
+		transport.WithHTTPHeaders(map[string]string{"X-Request-Id": "support-ticket-42"}))
+	mcp.WantToolError(t, mcp.Call(t, c, "get_company_info", nil), "internal error")
+	found := false
+	for _, l := range logs.lines(t) {
+		if l["level"] == "ERROR" {
+			found = true
+			if l["request_id"] != "support-ticket-42" {
+				t.Errorf("error line without the request id: %v", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no error was logged")
 	}
 }

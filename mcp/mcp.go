@@ -362,7 +362,7 @@ func rateLimitCalls(cfg Config) server.ToolHandlerMiddleware {
 			}
 			d, err := cfg.Limiter.Take(ctx, answerdesk.RateKey(answerdesk.PublicRateBucket, client), 1, now())
 			if err != nil {
-				logger.ErrorContext(ctx, "mcp rate limit", "err", err)
+				logger.ErrorContext(ctx, "mcp rate limit", "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
 				return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later."), nil
 			}
 			if !d.Allowed {
@@ -461,7 +461,7 @@ func toolError(ctx context.Context, logger *slog.Logger, tool string, err error)
 		case errors.Is(err, search.ErrEmptyQuery):
 			e = invalidArg("query", "has no words to search for", "Pass one or more words, e.g. \"call recordings retention\".").(*answerdesk.Error)
 		default:
-			logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err)
+			logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
 			return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later.")
 		}
 	}

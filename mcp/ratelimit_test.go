@@ -143,14 +143,6 @@ func TestToolsSpendThePublicBudget(t *testing.T) {
 			t.Fatalf("the same /64 on the public API: %d, want 429", resp.StatusCode)
 		}
 	})
-	t.Run("account_tools_do_not_spend_it", func(t *testing.T) {
-		spent := &ratelimit.Memory{Limit: 1, Window: time.Minute}
-		s := serveAccount(t, func(c *Config) { c.Limiter = spent })
-		c := s.client(t, s.Alice.Token, false)
-		for i := range 3 {
-			if res := call(t, c, "list_messages", map[string]any{"page_size": 1}); res.IsError {
-				t.Fatalf("call %d: %s", i, text(res))
-			}
-		}
-	})
+	// account_tools_do_not_spend_it is TestAccountToolsDoNotSpendThePublicLimit in
+	// account_test.go (package mcp_test: it needs internal/testapp).
 }

@@ -137,7 +137,7 @@ func (s *Server) redirectWith(w http.ResponseWriter, r *http.Request, redirectUR
 func (s *Server) authFailed(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *authError
 	if !errors.As(err, &ae) {
-		s.logger().Error("authorize", "err", err)
+		s.logger().ErrorContext(r.Context(), "authorize", "err", err)
 		s.errorPage(w, http.StatusInternalServerError, "Authorization failed", "Something went wrong on our side. Try again later.")
 		return
 	}
@@ -166,7 +166,7 @@ func (s *Server) trustRedirect(r *http.Request, sess *answerdesk.Session, err er
 	}
 	grants, gerr := s.Store.ListGrants(r.Context(), sess.UserID)
 	if gerr != nil {
-		s.logger().Error("authorize: list grants", "err", gerr)
+		s.logger().ErrorContext(r.Context(), "authorize: list grants", "err", gerr)
 		return err
 	}
 	for _, g := range grants {

@@ -184,7 +184,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		c.SecretHash = answerdesk.HashToken(secret)
 	}
 	if err := s.Store.SaveClient(r.Context(), c); err != nil {
-		s.logger().Error("register client", "err", err)
+		s.logger().ErrorContext(r.Context(), "register client", "err", err)
 		oauthError(w, http.StatusInternalServerError, "server_error", "try again later")
 		return
 	}

@@ -113,7 +113,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	for _, l := range limits {
 		d, err := l.limiter.Take(r.Context(), l.key, 0, s.now())
 		if err != nil {
-			s.logger().Error("sign-in throttle", "err", err)
+			s.logger().ErrorContext(r.Context(), "sign-in throttle", "err", err)
 			s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
 			return
 		}
@@ -126,11 +126,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	user, err := s.Users.CheckPassword(r.Context(), email, r.PostFormValue("password"))
 	if err != nil {
 		if answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
-			s.logger().Error("check password", "err", err)
+			s.logger().ErrorContext(r.Context(), "check password", "err", err)
 		}
 		for _, l := range limits {
 			if _, err := l.limiter.Take(r.Context(), l.key, 1, s.now()); err != nil {
-				s.logger().Error("sign-in throttle", "err", err)
+				s.logger().ErrorContext(r.Context(), "sign-in throttle", "err", err)
 			}
 		}
 		s.logger().Info("sign-in refused", "email", email, "addr", s.clientAddress(r))
@@ -139,7 +139,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	plain, _, err := s.Sessions.CreateSession(r.Context(), user.ID)
 	if err != nil {
-		s.logger().Error("create session", "err", err)
+		s.logger().ErrorContext(r.Context(), "create session", "err", err)
 		s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
 		return
 	}
@@ -161,7 +161,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	c, _ := r.Cookie(s.cookieName(sessionCookie))
 	if err := s.Sessions.DeleteSession(r.Context(), c.Value); err != nil {
-		s.logger().Error("delete session", "err", err)
+		s.logger().ErrorContext(r.Context(), "delete session", "err", err)
 	}
 	s.setCookie(w, sessionCookie, "", -time.Second)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)

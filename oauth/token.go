@@ -71,7 +71,7 @@ func (s *Server) tokenRequest(w http.ResponseWriter, r *http.Request) *answerdes
 // clientFailed answers a failed client authentication (RFC 6749 §5.2).
 func (s *Server) clientFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.Is(err, errUnknownClient) {
-		s.logger().Error("authenticate client", "err", err)
+		s.logger().ErrorContext(r.Context(), "authenticate client", "err", err)
 		oauthError(w, http.StatusInternalServerError, "server_error", "try again later")
 		return
 	}
@@ -110,12 +110,12 @@ func (s *Server) newTokens() (access, refresh string, a, rf answerdesk.IssuedTok
 		answerdesk.IssuedToken{Hash: answerdesk.HashToken(refresh), ExpiresAt: now.Add(answerdesk.RefreshTokenTTL)}
 }
 
-func (s *Server) grantFailed(w http.ResponseWriter, err error, what string) {
+func (s *Server) grantFailed(w http.ResponseWriter, r *http.Request, err error, what string) {
 	if answerdesk.ErrorCode(err) == answerdesk.EUNAUTHORIZED {
 		oauthError(w, http.StatusBadRequest, "invalid_grant", answerdesk.ErrorMessage(err))
 		return
 	}
-	s.logger().Error(what, "err", err)
+	s.logger().ErrorContext(r.Context(), what, "err", err)
 	oauthError(w, http.StatusInternalServerError, "server_error", "try again later")
 }
 
@@ -132,7 +132,7 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request, c *answerd
 	// Redeeming first makes the code single-use whatever the outcome of the checks below.
 	code, err := s.Store.RedeemCode(r.Context(), answerdesk.HashToken(plain))
 	if err != nil {
-		s.grantFailed(w, err, "redeem code")
+		s.grantFailed(w, r, err, "redeem code")
 		return
 	}
 	invalid := func(desc string) { oauthError(w, http.StatusBadRequest, "invalid_grant", desc) }
@@ -157,7 +157,7 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request, c *answerd
 	access, refresh, a, rf := s.newTokens()
 	g, err := s.Store.CreateGrant(r.Context(), code, a, rf)
 	if err != nil {
-		s.grantFailed(w, err, "create grant")
+		s.grantFailed(w, r, err, "create grant")
 		return
 	}
 	writeJSON(w, http.StatusOK, tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int(answerdesk.AccessTokenTTL.Seconds()),
@@ -190,7 +190,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c *answerdesk.O
 		return
 	}
 	if err != nil {
-		s.grantFailed(w, err, "rotate refresh token")
+		s.grantFailed(w, r, err, "rotate refresh token")
 		return
 	}
 	scopes := g.Scopes
@@ -217,7 +217,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 			oauthError(w, http.StatusBadRequest, "unauthorized_client", "the token was issued to another client")
 			return
 		}
-		s.logger().Error("revoke token", "err", err)
+		s.logger().ErrorContext(r.Context(), "revoke token", "err", err)
 		oauthError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "try again later")
 		return
 	}

@@ -70,7 +70,8 @@ func (a *publicAPI) execute(ctx context.Context, reqs []answerdesk.BatchRequest)
 func (a *publicAPI) runOp(rec *opResponse, req *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			a.s.Logger.Error("batch operation panic", "panic", fmt.Sprint(v), "path", req.URL.Path)
+			a.s.Logger.ErrorContext(req.Context(), "batch operation panic", "panic", fmt.Sprint(v), "path", req.URL.Path,
+				"request_id", requestID(req.Context()))
 			rec.header = http.Header{}
 			rec.body.Reset()
 			rec.status = 0

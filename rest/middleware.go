@@ -15,12 +15,9 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 )
 
-type requestIDKey struct{}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
+// requestID is the request's id (answerdesk.NewLogHandler logs it on every line logged with
+// the request's context).
+func requestID(ctx context.Context) string { return answerdesk.RequestIDFromContext(ctx) }
 
 // requestID takes a sane incoming X-Request-Id or makes one, and echoes it.
 func (s *Server) requestID(next http.Handler) http.Handler {
@@ -32,7 +29,7 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b)
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		next.ServeHTTP(w, r.WithContext(answerdesk.NewContextWithRequestID(r.Context(), id)))
 	})
 }
 

@@ -43,7 +43,7 @@ type Server struct {
 	Jobs       answerdesk.BatchJobStore
 	OnBatchJob func()
 
-	// MCP are the MCP servers' handlers by mount path (/mcp/public, /mcp/docs), built in cmd
+	// MCP are the MCP servers' handlers by mount path, built by internal/app
 	// so that rest does not import mcp; each answers at exactly its path.
 	MCP map[string]http.Handler
 	// Bearer checks the account MCP server's bearer tokens (see RequireBearer).

@@ -63,6 +63,9 @@ func TestCommandLineBehaves(t *testing.T) {
 		{"error_printed_once_without_prefix_repeat", []string{"token", "create", "--db", db, "--user", "ghost@example.com"}, 1, "", "answerdesk: no user with email", "answerdesk: answerdesk:"},
 		{"validation_error_not_repeated", []string{"user", "create", "--db", db, "--email", "x@example.com", "--password-stdin"}, 1, "", "password: must be at least 8 characters", "(password must"},
 		{"unknown_account_says_what_to_do", []string{"user", "create", "--db", db, "--email", "y@example.com", "--account", "4242"}, 1, "", "answerdesk account create --number 4242", ""},
+		// The one email rule (answerdesk.IsEmailAddress; TestSameEmailVerdicts in mcp walks REST and MCP).
+		{"user_email_with_a_display_name", []string{"user", "create", "--db", db, "--email", "Dana <dana@example.com>"}, 1, "", "must be an email address", ""},
+		{"user_email_without_a_dot_in_its_domain", []string{"user", "create", "--db", db, "--email", "dana@localhost"}, 1, "", "must be an email address", ""},
 		{"account_taken", []string{"account", "create", "--db", db, "--number", "1001", "--name", "Again"}, 1, "", "number: is taken", ""},
 		{"account_bad_zone", []string{"account", "create", "--db", db, "--number", "1002", "--name", "B", "--time-zone", "Mars/Base"}, 1, "", "time_zone", ""},
 	} {

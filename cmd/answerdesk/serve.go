@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -17,20 +14,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
-	"github.com/answerdesk/answerdesk/mcp"
-	"github.com/answerdesk/answerdesk/oauth"
-	"github.com/answerdesk/answerdesk/ratelimit"
+	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
-	"github.com/go-chi/chi/v5"
 )
 
 // serveConfig is everything "answerdesk serve" can be told.
@@ -129,12 +121,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
-	db, err := store.Open(ctx, cfg.db, store.WithSynchronous(cfg.dbSynchronous))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-
 	keyFile := cfg.signingKeyFile
 	if keyFile == "" {
 		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
@@ -143,133 +129,46 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	signer := &answerdesk.AudioSigner{Key: key, BaseURL: cfg.baseURL, TTL: 15 * time.Minute, Now: time.Now}
-	if db.Secrets, err = answerdesk.NewSecretBox(key); err != nil {
+	public, err := publicConfig(cfg)
+	if err != nil {
 		return err
 	}
+	acfg := app.Config{
+		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
+		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
+		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
+		DispatchLease: cfg.dispatchLease, Features: cfg.features,
+		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
+		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
+		SMTP: cfg.smtp, Twilio: cfg.twilio,
+		Metrics: rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+	}
+	if cfg.contentDir != "" {
+		acfg.Content = os.DirFS(cfg.contentDir)
+	}
+	m, err := app.Open(ctx, acfg)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
 	if cfg.demo {
-		demo, err := store.Seed(ctx, db, store.SeedOptions{})
+		demo, err := store.Seed(ctx, m.DB, store.SeedOptions{})
 		if err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
 		printDemo(stdout, cfg.baseURL, demo)
-	} else if err := printFirstStart(ctx, stdout, db, cfg); err != nil {
+	} else if err := printFirstStart(ctx, stdout, m.DB, cfg); err != nil {
 		return err
 	}
-	recordings := store.NewRecordingService(db, signer)
-	toDos := store.NewToDoService(db)
-	toDos.AIOutboundCall = slices.Contains(cfg.features, answerdesk.FeatureAIOutboundCall)
-	scheduler, err := newScheduler(cfg, toDos, logger)
-	if err != nil {
-		return err
-	}
-	toDos.OnCreate = scheduler.Wake
-	if cfg.dispatchAllowPrivate {
-		logger.Warn("dispatch may reach loopback and private addresses (--dispatch-allow-private)")
-	}
-	dispatchService := store.NewDispatchService(db)
-	dispatcher := &dispatch.Dispatcher{Queue: dispatchService, Client: dispatch.NewWebhookClient(version, cfg.dispatchAllowPrivate),
-		Lease: cfg.dispatchLease, Logger: logger}
-	dispatchService.OnChange = dispatcher.Wake
-	dispatchService.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
-	messages := store.NewMessageService(db)
-	messages.OnCreate = dispatcher.Wake
-	site, public, err := loadPublic(cfg)
-	if err != nil {
-		return err
-	}
-	sandbox, err := content.Load(content.Sandbox())
-	if err != nil {
-		return err
-	}
-	jobs := store.NewBatchJobs(db)
-	start := time.Now()
-	index, err := search.Build(site.Pages)
-	if err != nil {
-		return fmt.Errorf("build the search index: %w", err)
-	}
-	defer index.Close()
-	sandboxIndex, err := search.Build(sandbox.Pages)
-	if err != nil {
-		return fmt.Errorf("build the sandbox search index: %w", err)
-	}
-	defer sandboxIndex.Close()
-	logger.Info("search index built", "pages", len(site.Pages), "duration", time.Since(start).Round(time.Millisecond))
-	// MCP session IDs are signed with a key derived from the key file, so every replica
-	// sharing it (and this one after a restart) accepts them.
-	sessionKey := hmac.New(sha256.New, key)
-	sessionKey.Write([]byte("answerdesk mcp session ids"))
-	mcfg := mcp.Config{Site: site, Index: index, BaseURL: cfg.baseURL, Logger: logger, Version: version, SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter,
-		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY")}
-	mcpHandlers := map[string]http.Handler{
-		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
-		"/mcp/docs":   mcp.Handler(mcp.NewDocsServer(mcfg), "/mcp/docs", mcfg),
-	}
-	tokens := store.NewTokenService(db)
-	sessions := store.NewSessionStore(db)
-	oauthStore := store.NewOAuthStore(db)
-	authServer := &oauth.Server{
-		Store: oauthStore, Sessions: sessions, Users: store.NewUserService(db), Tokens: tokens,
-		Issuer:     cfg.baseURL,
-		HTTPClient: oauth.NewMetadataClient(cfg.oauthAllowPrivate),
-		// Failed sign-ins per 15 minutes: 10 per email from one address, 50 per address,
-		// 100 per email from anywhere: enough for typos, too few to guess a password.
-		SignInLimit:        &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
-		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
-		SignInEmailLimit:   &ratelimit.Memory{Limit: 100, Window: 15 * time.Minute},
-		MetadataLimit:      &ratelimit.Memory{Limit: 30, Window: time.Hour},
-		RegisterLimit:      &ratelimit.Memory{Limit: 30, Window: time.Hour},
-		Logger:             logger,
-	}
-	srv := &rest.Server{
-		MCP:           mcpHandlers,
-		Bearer:        authServer,
-		Mounts:        []func(chi.Router){authServer.Routes},
-		Session:       authServer.CurrentSession,
-		Grants:        oauthStore,
-		Site:          site,
-		Sandbox:       sandbox,
-		Search:        index,
-		SandboxSearch: sandboxIndex,
-		Public:        public,
-		Jobs:          jobs,
-		Messages:      messages,
-		Recordings:    recordings,
-		ToDos:         toDos,
-		Dispatch:      dispatchService,
-		Tokens:        tokens,
-		Accounts:      store.NewAccountService(db),
-		Admin:         store.NewAdminService(db, nil),
-		Signer:        signer,
-		Ready:         db.Ready,
-		BaseURL:       cfg.baseURL,
-		Logger:        logger,
-		MetricsConfig: rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
-	}
-	authServer.ClientAddress = srv.ClientAddress // sign-in throttles honour --trusted-proxy
-	acfg := mcfg
-	acfg.Authenticate = srv.RequireBearer("/mcp/account")
-	mcpHandlers["/mcp/account"] = mcp.Handler(mcp.NewAccountServer(acfg,
-		mcp.AccountServices{Messages: messages, Recordings: recordings, ToDos: toDos}), "/mcp/account", acfg)
 	httpServer := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           m.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          nil,
 	}
-
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	var workers sync.WaitGroup
-	retention := &dispatch.Retention{Service: recordings, AudioAge: cfg.audioRetention, RowAge: cfg.recordingRetention,
-		Interval: time.Hour, Now: time.Now, Logger: logger, Expired: oauthStore}
-	workers.Go(func() { retention.Run(workCtx) })
-	workers.Go(func() { scheduler.Run(workCtx) })
-	workers.Go(func() { dispatcher.Run(workCtx) })
-	batches := &dispatch.BatchRunner{Store: jobs, Execute: srv.ExecuteBatch, Logger: logger}
-	srv.OnBatchJob = batches.Wake
-	workers.Go(func() { batches.Run(workCtx) })
+	m.Start(ctx)
 
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- httpServer.Serve(ln) }()
@@ -277,13 +176,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.metricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.metricsAddr)
 		if err != nil {
-			stopWork()
-			workers.Wait()
+			m.Shutdown(context.Background())
 			_ = httpServer.Close()
 			return fmt.Errorf("listen on --metrics-addr %s: %w", cfg.metricsAddr, err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", srv.MetricsHandler())
+		mux.Handle("GET /metrics", m.Rest.MetricsHandler())
 		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { serveErr <- metricsServer.Serve(mln) }()
 		logger.Info("serving metrics", "addr", mln.Addr().String())
@@ -292,8 +190,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	select {
 	case err := <-serveErr:
-		stopWork()
-		workers.Wait()
+		m.Shutdown(context.Background())
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -304,13 +201,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if metricsServer != nil {
 		_ = metricsServer.Shutdown(shutdownCtx)
 	}
-	for _, h := range mcpHandlers { // stop the MCP servers' idle-session sweepers
-		if sd, ok := h.(interface{ Shutdown(context.Context) error }); ok {
-			_ = sd.Shutdown(shutdownCtx)
-		}
-	}
-	stopWork()
-	workers.Wait()
+	m.Shutdown(shutdownCtx) // the MCP session sweepers, then the workers finish their work in hand
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -318,25 +209,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// loadPublic loads the site content and the public API's configuration.
-func loadPublic(cfg serveConfig) (*content.Site, rest.PublicConfig, error) {
+// publicConfig is the public API's configuration from the flags (the rate limiter itself is
+// built by app.Open from --public-rate-limit).
+func publicConfig(cfg serveConfig) (rest.PublicConfig, error) {
 	var pc rest.PublicConfig
-	fsys := content.Embedded()
-	if cfg.contentDir != "" {
-		fsys = os.DirFS(cfg.contentDir)
-	}
-	site, err := content.Load(fsys)
-	if err != nil {
-		return nil, pc, err
-	}
-	if cfg.publicRateLimit > 0 {
-		pc.Limit = cfg.publicRateLimit
-		pc.Limiter = &ratelimit.Memory{Limit: cfg.publicRateLimit, Window: time.Minute}
-	}
 	for _, p := range cfg.trustedProxies {
 		prefix, err := parseProxy(p)
 		if err != nil {
-			return nil, pc, fmt.Errorf("--trusted-proxy %q: not an address or CIDR", p)
+			return pc, fmt.Errorf("--trusted-proxy %q: not an address or CIDR", p)
 		}
 		pc.TrustedProxies = append(pc.TrustedProxies, prefix)
 	}
@@ -349,34 +229,11 @@ func loadPublic(cfg serveConfig) (*content.Site, rest.PublicConfig, error) {
 		}
 		t, err := time.Parse("2006-01-02", d.value)
 		if err != nil {
-			return nil, pc, fmt.Errorf("%s %q: want YYYY-MM-DD", d.flag, d.value)
+			return pc, fmt.Errorf("%s %q: want YYYY-MM-DD", d.flag, d.value)
 		}
 		*d.into = t
 	}
-	return site, pc, nil
-}
-
-// newScheduler builds the To Do scheduler with a channel per configured provider; without
-// one, deliveries go to the outbox (recorded and logged), so the demo works with nothing set up.
-func newScheduler(cfg serveConfig, queue answerdesk.ToDoQueue, logger *slog.Logger) (*dispatch.Scheduler, error) {
-	s := &dispatch.Scheduler{Queue: queue, Outbox: dispatch.NewOutboxChannel(logger), Logger: logger}
-	if cfg.smtp.Host != "" {
-		ch, err := dispatch.NewSMTPChannel(cfg.smtp)
-		if err != nil {
-			return nil, fmt.Errorf("smtp: %w", err)
-		}
-		s.Email = ch
-		logger.Info("email To Dos go over SMTP", "host", cfg.smtp.Host, "tls", cfg.smtp.TLS)
-	}
-	if cfg.twilio.AccountSID != "" {
-		ch, err := dispatch.NewTwilioChannel(cfg.twilio)
-		if err != nil {
-			return nil, fmt.Errorf("twilio: %w", err)
-		}
-		s.SMS, s.Voice = ch, ch
-		logger.Info("sms and call To Dos go over the Twilio API", "base_url", cfg.twilio.BaseURL)
-	}
-	return s, nil
+	return pc, nil
 }
 
 func printDemo(w io.Writer, baseURL string, d *store.Demo) {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -18,11 +17,10 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/oauth"
-	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
-	"github.com/go-chi/chi/v5"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -80,58 +78,29 @@ type App struct {
 func New(t testing.TB) *App {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "answerdesk.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
 	clock := &Clock{now: Start}
-	db.Now = clock.Now
-
-	a := &App{DB: db, Clock: clock}
-	a.Messages = store.NewMessageService(db)
-	a.Signer = &answerdesk.AudioSigner{Key: []byte("test-signing-key-0123456789abcdef"), TTL: 15 * time.Minute, Now: clock.Now}
-	a.Recordings = store.NewRecordingService(db, a.Signer)
-	a.ToDos = store.NewToDoService(db)
-	a.Dispatch = store.NewDispatchService(db)
-	a.Dispatch.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
-	if db.Secrets, err = answerdesk.NewSecretBox([]byte("test-key-material-0123456789abcdef")); err != nil {
-		t.Fatal(err)
+	server := httptest.NewUnstartedServer(nil)
+	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
+	// the content, the MCP servers and the workers: tests mount and run what they need.
+	m, err := app.Open(ctx, app.Config{
+		DB:           filepath.Join(t.TempDir(), "answerdesk.db"),
+		BaseURL:      "http://" + server.Listener.Addr().String(),
+		Key:          []byte("test-signing-key-0123456789abcdef"),
+		SecretKey:    []byte("test-key-material-0123456789abcdef"),
+		Now:          clock.Now,
+		PasswordCost: bcrypt.MinCost,
+		Version:      "test",
+	})
+	if err != nil {
+		server.Close()
+		t.Fatalf("open the app: %v", err)
 	}
-	a.Rest = &rest.Server{
-		Messages:   a.Messages,
-		Recordings: a.Recordings,
-		ToDos:      a.ToDos,
-		Dispatch:   a.Dispatch,
-		Tokens:     store.NewTokenService(db),
-		Accounts:   store.NewAccountService(db),
-		Signer:     a.Signer,
-		Ready:      db.Ready,
-		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now:        clock.Now,
-	}
-	a.Server = httptest.NewUnstartedServer(nil)
+	t.Cleanup(func() { _ = m.Close() })
+	db := m.DB
+	a := &App{DB: db, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
+		Recordings: m.Recordings, ToDos: m.ToDos, Dispatch: m.Dispatch, OAuth: m.OAuth}
+	a.Server.Config.Handler = m.Handler
 	a.Server.Start()
-	a.Rest.BaseURL = a.Server.URL
-	a.Signer.BaseURL = a.Server.URL
-	sessions := store.NewSessionStore(db)
-	grants := store.NewOAuthStore(db)
-	users := store.NewUserService(db)
-	users.Cost = bcrypt.MinCost
-	a.OAuth = &oauth.Server{
-		Store: grants, Sessions: sessions, Users: users, Tokens: a.Rest.Tokens,
-		Issuer: a.Server.URL, SignInLimit: &ratelimit.Memory{Limit: 10, Window: 15 * time.Minute},
-		SignInAddressLimit: &ratelimit.Memory{Limit: 50, Window: 15 * time.Minute},
-		SignInEmailLimit:   &ratelimit.Memory{Limit: 100, Window: 15 * time.Minute},
-		Logger:             a.Rest.Logger, Now: clock.Now,
-	}
-	a.Rest.Bearer = a.OAuth
-	a.Rest.Mounts = []func(chi.Router){a.OAuth.Routes}
-	a.Rest.Session = a.OAuth.CurrentSession
-	a.OAuth.ClientAddress = a.Rest.ClientAddress
-	a.Rest.Grants = grants
-	a.Rest.Admin = store.NewAdminService(db, users)
-	a.Server.Config.Handler = a.Rest.Handler()
 	t.Cleanup(a.Server.Close)
 
 	if a.Acme, err = db.CreateAccount(ctx, "1001", "Acme Plumbing", "America/New_York"); err != nil {

@@ -1,0 +1,343 @@
+// Package app assembles the running answerdesk from a Config: the store and its services,
+// the limiters, the OAuth server, the REST server, the MCP handlers and the background
+// workers. It is the wiring of cmd/answerdesk, kept out of package main so that the tests
+// (internal/testapp) build the service the same way; nothing but cmd and internal/testapp
+// imports it (it is internal, and it imports every outside-facing package).
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/dispatch"
+	"github.com/answerdesk/answerdesk/mcp"
+	"github.com/answerdesk/answerdesk/oauth"
+	"github.com/answerdesk/answerdesk/ratelimit"
+	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/search"
+	"github.com/answerdesk/answerdesk/store"
+	"github.com/go-chi/chi/v5"
+)
+
+// ClientRegistrationLimit is how many OAuth client registrations and client metadata
+// fetches one address may cause per hour (Config.ClientLimits).
+const ClientRegistrationLimit = 30
+
+// Config is everything the service is built from. Zero values are the defaults of
+// "answerdesk serve" unless a field says otherwise.
+type Config struct {
+	// DB is the SQLite database file, created and migrated on Open.
+	DB string
+	// DBSynchronous is the SQLite synchronous mode: "full" (default) or "normal".
+	DBSynchronous string
+	// BaseURL is the public URL of the service without a trailing slash.
+	BaseURL string
+	// Key signs recording audio links and MCP session ids; SecretKey (default Key)
+	// encrypts stored secrets.
+	Key, SecretKey []byte
+	// Now is the clock of the store, the signer, the REST and OAuth servers; nil: time.Now.
+	Now func() time.Time
+	// Logger receives every log line (with the request_id of the request a line is about);
+	// nil discards them.
+	Logger *slog.Logger
+	// Version is reported in the webhook User-Agent and the MCP serverInfo.
+	Version string
+	// PasswordCost is the bcrypt cost of new password hashes; 0: bcrypt's default.
+	PasswordCost int
+
+	// Content is the site and docs Markdown. Nil leaves out the site, the docs, the public
+	// API, the batch jobs and the MCP servers (tests of the customer API start faster).
+	Content fs.FS
+	// Public is the public API's rate limit, trusted proxies and v1 dates; PublicRateLimit
+	// requests per minute per client (0: no limit) builds its limiter.
+	Public          rest.PublicConfig
+	PublicRateLimit int
+	// ClientLimits turns on the per-address limits of OAuth client registration and client
+	// metadata fetches (ClientRegistrationLimit per hour).
+	ClientLimits bool
+
+	DispatchAllowPrivate bool          // dispatch may reach loopback and private addresses
+	OAuthAllowPrivate    bool          // client metadata may be fetched from them
+	DispatchLease        time.Duration // default one minute
+	Features             []string      // e.g. answerdesk.FeatureAIOutboundCall
+	AudioRetention       time.Duration // default dispatch.DefaultAudioRetention
+	RecordingRetention   time.Duration // default dispatch.DefaultRecordingRetention
+	LLMURL, LLMModel     string
+	LLMKey               string
+	SMTP                 dispatch.SMTPConfig
+	Twilio               dispatch.TwilioConfig
+	Metrics              rest.MetricsConfig
+}
+
+// Main is the assembled service. Open builds it, Start runs its background workers, Close
+// stops them and releases the database and the search indexes.
+type Main struct {
+	Config Config
+
+	DB         *store.DB
+	Signer     *answerdesk.AudioSigner
+	Messages   *store.MessageService
+	Recordings *store.RecordingService
+	ToDos      *store.ToDoService
+	Dispatch   *store.DispatchService
+	Users      *store.UserService
+	Tokens     *store.TokenService
+	Grants     *store.OAuthStore
+	Jobs       *store.BatchJobs
+	OAuth      *oauth.Server
+	Rest       *rest.Server
+	// MCP are the MCP handlers by path, built before the REST server's handler.
+	MCP map[string]http.Handler
+	// Handler serves everything: the REST server's router.
+	Handler http.Handler
+
+	Site, Sandbox       *content.Site
+	Index, SandboxIndex *search.Index
+
+	Scheduler  *dispatch.Scheduler
+	Dispatcher *dispatch.Dispatcher
+	Batches    *dispatch.BatchRunner
+	Retention  *dispatch.Retention
+
+	stopWork context.CancelFunc
+	workers  sync.WaitGroup
+}
+
+// Open builds the service from cfg. On error everything opened so far is closed.
+func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	// Every line logged with a request's context names its request id.
+	cfg.Logger = slog.New(answerdesk.NewLogHandler(cfg.Logger.Handler()))
+	if cfg.SecretKey == nil {
+		cfg.SecretKey = cfg.Key
+	}
+	if cfg.DispatchLease == 0 {
+		cfg.DispatchLease = time.Minute
+	}
+	if cfg.AudioRetention == 0 {
+		cfg.AudioRetention = dispatch.DefaultAudioRetention
+	}
+	if cfg.RecordingRetention == 0 {
+		cfg.RecordingRetention = dispatch.DefaultRecordingRetention
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	m := &Main{Config: cfg}
+	defer func() {
+		if err != nil {
+			_ = m.Close()
+		}
+	}()
+	var opts []store.Option
+	if cfg.DBSynchronous != "" {
+		opts = append(opts, store.WithSynchronous(cfg.DBSynchronous))
+	}
+	if m.DB, err = store.Open(ctx, cfg.DB, opts...); err != nil {
+		return nil, err
+	}
+	if cfg.Now != nil {
+		m.DB.Now = cfg.Now
+	}
+	if m.DB.Secrets, err = answerdesk.NewSecretBox(cfg.SecretKey); err != nil {
+		return nil, err
+	}
+	logger := cfg.Logger
+	m.Signer = &answerdesk.AudioSigner{Key: cfg.Key, BaseURL: cfg.BaseURL, TTL: 15 * time.Minute, Now: now}
+	m.Messages = store.NewMessageService(m.DB)
+	m.Recordings = store.NewRecordingService(m.DB, m.Signer)
+	m.ToDos = store.NewToDoService(m.DB)
+	m.ToDos.AIOutboundCall = slices.Contains(cfg.Features, answerdesk.FeatureAIOutboundCall)
+	m.Dispatch = store.NewDispatchService(m.DB)
+	m.Dispatch.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
+	m.Users = store.NewUserService(m.DB)
+	m.Users.Cost = cfg.PasswordCost
+	m.Tokens = store.NewTokenService(m.DB)
+	m.Grants = store.NewOAuthStore(m.DB)
+	m.Jobs = store.NewBatchJobs(m.DB)
+
+	if m.Scheduler, err = newScheduler(cfg, m.ToDos, logger); err != nil {
+		return nil, err
+	}
+	m.ToDos.OnCreate = m.Scheduler.Wake
+	if cfg.DispatchAllowPrivate {
+		logger.Warn("dispatch may reach loopback and private addresses (--dispatch-allow-private)")
+	}
+	m.Dispatcher = &dispatch.Dispatcher{Queue: m.Dispatch, Client: dispatch.NewWebhookClient(cfg.Version, cfg.DispatchAllowPrivate),
+		Lease: cfg.DispatchLease, Logger: logger}
+	m.Dispatch.OnChange = m.Dispatcher.Wake
+	m.Messages.OnCreate = m.Dispatcher.Wake
+
+	m.OAuth = &oauth.Server{
+		Store: m.Grants, Sessions: store.NewSessionStore(m.DB), Users: m.Users, Tokens: m.Tokens,
+		Issuer:             cfg.BaseURL,
+		HTTPClient:         oauth.NewMetadataClient(cfg.OAuthAllowPrivate),
+		SignInLimit:        &ratelimit.Memory{Limit: answerdesk.SignInLimitPerEmailAndAddress, Window: answerdesk.SignInWindow},
+		SignInAddressLimit: &ratelimit.Memory{Limit: answerdesk.SignInLimitPerAddress, Window: answerdesk.SignInWindow},
+		SignInEmailLimit:   &ratelimit.Memory{Limit: answerdesk.SignInLimitPerEmail, Window: answerdesk.SignInWindow},
+		Logger:             logger,
+		Now:                cfg.Now,
+	}
+	if cfg.ClientLimits {
+		m.OAuth.MetadataLimit = &ratelimit.Memory{Limit: ClientRegistrationLimit, Window: time.Hour}
+		m.OAuth.RegisterLimit = &ratelimit.Memory{Limit: ClientRegistrationLimit, Window: time.Hour}
+	}
+	m.Rest = &rest.Server{
+		Messages:      m.Messages,
+		Recordings:    m.Recordings,
+		ToDos:         m.ToDos,
+		Dispatch:      m.Dispatch,
+		Tokens:        m.Tokens,
+		Accounts:      store.NewAccountService(m.DB),
+		Admin:         store.NewAdminService(m.DB, m.Users),
+		Bearer:        m.OAuth,
+		Mounts:        []func(chi.Router){m.OAuth.Routes},
+		Session:       m.OAuth.CurrentSession,
+		Grants:        m.Grants,
+		Signer:        m.Signer,
+		Ready:         m.DB.Ready,
+		BaseURL:       cfg.BaseURL,
+		Logger:        logger,
+		Now:           cfg.Now,
+		MetricsConfig: cfg.Metrics,
+	}
+	m.OAuth.ClientAddress = m.Rest.ClientAddress // sign-in throttles honour the trusted proxies
+	m.Batches = &dispatch.BatchRunner{Store: m.Jobs, Execute: m.Rest.ExecuteBatch, Logger: logger}
+	m.Retention = &dispatch.Retention{Service: m.Recordings, AudioAge: cfg.AudioRetention, RowAge: cfg.RecordingRetention,
+		Interval: time.Hour, Now: now, Logger: logger, Expired: m.Grants}
+	if cfg.Content != nil {
+		if err := m.openPublic(cfg); err != nil {
+			return nil, err
+		}
+	}
+	m.Handler = m.Rest.Handler()
+	return m, nil
+}
+
+// openPublic loads the content, builds the search indexes and the MCP servers, and gives
+// them to the REST server.
+func (m *Main) openPublic(cfg Config) error {
+	var err error
+	if m.Site, err = content.Load(cfg.Content); err != nil {
+		return err
+	}
+	if m.Sandbox, err = content.Load(content.Sandbox()); err != nil {
+		return err
+	}
+	start := time.Now()
+	if m.Index, err = search.Build(m.Site.Pages); err != nil {
+		return fmt.Errorf("build the search index: %w", err)
+	}
+	if m.SandboxIndex, err = search.Build(m.Sandbox.Pages); err != nil {
+		return fmt.Errorf("build the sandbox search index: %w", err)
+	}
+	cfg.Logger.Info("search index built", "pages", len(m.Site.Pages), "duration", time.Since(start).Round(time.Millisecond))
+	public := cfg.Public
+	if cfg.PublicRateLimit > 0 {
+		public.Limit = cfg.PublicRateLimit
+		public.Limiter = &ratelimit.Memory{Limit: cfg.PublicRateLimit, Window: time.Minute}
+	}
+	// MCP session IDs are signed with a key derived from the key file, so every replica
+	// sharing it (and this one after a restart) accepts them.
+	sessionKey := hmac.New(sha256.New, cfg.Key)
+	sessionKey.Write([]byte("answerdesk mcp session ids"))
+	mcfg := mcp.Config{Site: m.Site, Index: m.Index, BaseURL: cfg.BaseURL, Logger: cfg.Logger, Version: cfg.Version,
+		SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter, LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMKey: cfg.LLMKey}
+	acfg := mcfg
+	acfg.Authenticate = m.Rest.RequireBearer("/mcp/account")
+	// The map is complete before the REST server builds its router from it.
+	m.MCP = map[string]http.Handler{
+		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
+		"/mcp/docs":   mcp.Handler(mcp.NewDocsServer(mcfg), "/mcp/docs", mcfg),
+		"/mcp/account": mcp.Handler(mcp.NewAccountServer(acfg,
+			mcp.AccountServices{Messages: m.Messages, Recordings: m.Recordings, ToDos: m.ToDos}), "/mcp/account", acfg),
+	}
+	m.Rest.MCP = m.MCP
+	m.Rest.Site, m.Rest.Sandbox = m.Site, m.Sandbox
+	m.Rest.Search, m.Rest.SandboxSearch = m.Index, m.SandboxIndex
+	m.Rest.Public = public
+	m.Rest.Jobs = m.Jobs
+	m.Rest.OnBatchJob = m.Batches.Wake
+	return nil
+}
+
+// Start runs the background workers (retention, the To Do scheduler, dispatch, batch jobs)
+// until Close. They run on a context of their own so that a shutdown drains requests first.
+func (m *Main) Start(ctx context.Context) {
+	workCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	m.stopWork = stop
+	m.workers.Go(func() { m.Retention.Run(workCtx) })
+	m.workers.Go(func() { m.Scheduler.Run(workCtx) })
+	m.workers.Go(func() { m.Dispatcher.Run(workCtx) })
+	if m.Rest.Jobs != nil {
+		m.workers.Go(func() { m.Batches.Run(workCtx) })
+	}
+}
+
+// Shutdown stops the MCP servers' idle-session sweepers and the workers, waiting for them
+// (the workers finish the work in hand) or until ctx ends.
+func (m *Main) Shutdown(ctx context.Context) {
+	for _, h := range m.MCP {
+		if sd, ok := h.(interface{ Shutdown(context.Context) error }); ok {
+			_ = sd.Shutdown(ctx)
+		}
+	}
+	if m.stopWork != nil {
+		m.stopWork()
+		m.workers.Wait()
+		m.stopWork = nil
+	}
+}
+
+// Close shuts down what Shutdown does, then closes the search indexes and the database.
+func (m *Main) Close() error {
+	m.Shutdown(context.Background())
+	var errs []error
+	for _, ix := range []*search.Index{m.Index, m.SandboxIndex} {
+		if ix != nil {
+			errs = append(errs, ix.Close())
+		}
+	}
+	if m.DB != nil {
+		errs = append(errs, m.DB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// newScheduler builds the To Do scheduler with a channel per configured provider; without
+// one, deliveries go to the outbox (recorded and logged), so the demo works with nothing set up.
+func newScheduler(cfg Config, queue answerdesk.ToDoQueue, logger *slog.Logger) (*dispatch.Scheduler, error) {
+	s := &dispatch.Scheduler{Queue: queue, Outbox: dispatch.NewOutboxChannel(logger), Logger: logger}
+	if cfg.SMTP.Host != "" {
+		ch, err := dispatch.NewSMTPChannel(cfg.SMTP)
+		if err != nil {
+			return nil, fmt.Errorf("smtp: %w", err)
+		}
+		s.Email = ch
+		logger.Info("email To Dos go over SMTP", "host", cfg.SMTP.Host, "tls", cfg.SMTP.TLS)
+	}
+	if cfg.Twilio.AccountSID != "" {
+		ch, err := dispatch.NewTwilioChannel(cfg.Twilio)
+		if err != nil {
+			return nil, fmt.Errorf("twilio: %w", err)
+		}
+		s.SMS, s.Voice = ch, ch
+		logger.Info("sms and call To Dos go over the Twilio API", "base_url", cfg.Twilio.BaseURL)
+	}
+	return s, nil
+}

@@ -1,0 +1,330 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/google/uuid"
+)
+
+// The dispatch worker queue (answerdesk.DispatchQueue): a new message's deliveries are
+// enqueued in its own transaction, escalations come due, the dispatcher claims deliveries
+// under a lease and records what each attempt answered. The configuration API (on-call
+// contacts, the deliveries list, replays) is in dispatch.go.
+
+// startDispatch enqueues the deliveries of a new message at its first escalation level
+// with contacts, in the message's own transaction, and sets its next escalation.
+func (db *DB) startDispatch(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, now time.Time) error {
+	level := 0
+	if m.EscalationLevelID != nil {
+		level = int(*m.EscalationLevelID) - 1
+	}
+	return db.escalateTo(ctx, tx, m, level, now, false)
+}
+
+// escalateTo delivers m to the first level above `above` that has contacts and schedules
+// the escalation after it. It changes nothing when there is no such level.
+func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, above int, now time.Time, count bool) error {
+	var level int
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(escalation_level), 0) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`, m.AccountID, above).Scan(&level)
+	if err != nil {
+		return fmt.Errorf("find escalation level: %w", err)
+	}
+	if level == 0 {
+		_, err := tx.ExecContext(ctx, `UPDATE messages SET next_escalation_at = NULL WHERE id = ?`, m.ID)
+		return err
+	}
+	var acctNumber, acctName string
+	if err := tx.QueryRowContext(ctx, `SELECT number, name FROM accounts WHERE id = ?`, m.AccountID).Scan(&acctNumber, &acctName); err != nil {
+		return fmt.Errorf("load account %d: %w", m.AccountID, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.name, d.id, d.url, d.payload_type, d.data
+		FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
+		WHERE c.account_id = ? AND c.escalation_level = ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL
+		ORDER BY c.id, d.id`, m.AccountID, level)
+	if err != nil {
+		return fmt.Errorf("load level %d contacts: %w", level, err)
+	}
+	type method struct {
+		contactID, methodID      int64
+		name, url, payload, data string
+	}
+	var methods []method
+	var minAfter int
+	for rows.Next() {
+		var x method
+		if err := rows.Scan(&x.contactID, &x.name, &x.methodID, &x.url, &x.payload, &x.data); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan delivery method: %w", err)
+		}
+		methods = append(methods, x)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	nowMS := now.UnixMilli()
+	for _, x := range methods {
+		var fields []answerdesk.PayloadField
+		if err := json.Unmarshal([]byte(x.data), &fields); err != nil {
+			return fmt.Errorf("decode data of delivery method %d: %w", x.methodID, err)
+		}
+		body, contentType, warnings, err := answerdesk.RenderPayload(x.payload, fields,
+			&answerdesk.MergeData{Message: m, AccountNumber: acctNumber, AccountName: acctName, ContactName: x.name})
+		if err != nil {
+			return fmt.Errorf("render delivery method %d: %w", x.methodID, err)
+		}
+		if warnings == nil {
+			warnings = []string{}
+		}
+		w, _ := json.Marshal(warnings)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_deliveries (uuid, message_id, account_id, contact_id, method_id,
+			escalation_level, url, content_type, body, warnings, status, next_attempt_at, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`, uuid.NewString(), m.ID, m.AccountID, x.contactID, x.methodID,
+			level, x.url, contentType, body, string(w), nowMS, nowMS, nowMS); err != nil {
+			return fmt.Errorf("enqueue delivery: %w", err)
+		}
+	}
+	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
+	var next *int64
+	var further int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level = ? AND deleted_at IS NULL), ?) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`,
+		m.AccountID, level, answerdesk.DefaultEscalateAfterMinutes, m.AccountID, level).Scan(&further, &minAfter); err != nil {
+		return fmt.Errorf("find next escalation: %w", err)
+	}
+	if further > 0 {
+		at := now.Add(time.Duration(minAfter) * time.Minute).UnixMilli()
+		next = &at
+	}
+	counter := 0
+	if count {
+		counter = 1
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE messages SET escalation_level_id = ?, next_escalation_at = ?,
+		escalation_counter = escalation_counter + ?, updated_at = ? WHERE id = ?`, level, next, counter, nowMS, m.ID)
+	return err
+}
+
+// EscalateDue moves unacknowledged messages past their next_escalation_at to the next level.
+func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit int) (int, error) {
+	// Most ticks have nothing to escalate: look on a reader before taking the one writer.
+	var due bool
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE next_escalation_at IS NOT NULL
+		AND next_escalation_at <= ? AND status != 'acknowledged')`, now.UnixMilli()).Scan(&due); err != nil || !due {
+		return 0, err
+	}
+	n := 0
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE next_escalation_at IS NOT NULL AND next_escalation_at <= ?
+			AND status != 'acknowledged' ORDER BY next_escalation_at LIMIT ?`, now.UnixMilli(), limit)
+		if err != nil {
+			return fmt.Errorf("find messages to escalate: %w", err)
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		admin := &answerdesk.Caller{Admin: true}
+		ms := &MessageService{db: s.db}
+		for _, id := range ids {
+			m, err := ms.find(ctx, tx, admin, strconv.FormatInt(id, 10))
+			if err != nil {
+				return err
+			}
+			cur := 0
+			if m.EscalationLevelID != nil {
+				cur = int(*m.EscalationLevelID)
+			}
+			if err := s.db.escalateTo(ctx, tx, m, cur, now, true); err != nil {
+				return fmt.Errorf("escalate message %d: %w", id, err)
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ClaimDeliveries leases due deliveries, with their methods' secrets opened.
+func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.ClaimedDelivery, error) {
+	var out []*answerdesk.ClaimedDelivery
+	nowMS := now.UnixMilli()
+	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		// A contact deleted, or a method disabled by a 410, since the delivery was queued (or
+		// replayed) gets nothing more: such deliveries fail here instead of being sent.
+		if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ?
+			WHERE status IN ('pending', 'sending') AND next_attempt_at <= ? AND (status = 'pending' OR lease_until <= ?)
+			AND (method_id IN (SELECT id FROM delivery_methods WHERE disabled_at IS NOT NULL)
+			  OR contact_id IN (SELECT id FROM on_call_contacts WHERE deleted_at IS NOT NULL))`, nowMS, nowMS, nowMS); err != nil {
+			return fmt.Errorf("fail deliveries of removed methods: %w", err)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.uuid, d.message_id, d.method_id,
+			(SELECT count(*) FROM dispatch_attempts a WHERE a.delivery_id = d.id AND a.id > coalesce(d.replayed_after, 0)),
+			d.attempts + 1, d.url, d.content_type, d.body,
+			coalesce(m.basic_username, ''), coalesce(m.basic_password_sealed, ''), coalesce(m.headers_sealed, ''), coalesce(m.signing_secret_sealed, '')
+			FROM dispatch_deliveries d JOIN delivery_methods m ON m.id = d.method_id
+			WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= ? AND (d.status = 'pending' OR d.lease_until <= ?)
+			ORDER BY d.next_attempt_at LIMIT ?`, nowMS, nowMS, limit)
+		if err != nil {
+			return fmt.Errorf("find due deliveries: %w", err)
+		}
+		var ids []any
+		type unreadableDelivery struct {
+			id     int64
+			reason string
+		}
+		var unreadable []unreadableDelivery
+		for rows.Next() {
+			d := &answerdesk.ClaimedDelivery{}
+			var pass, headers, secret string
+			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.Claim, &d.URL, &d.ContentType, &d.Body,
+				&d.BasicUser, &pass, &headers, &secret); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan delivery: %w", err)
+			}
+			open := func(sealed string) (string, error) {
+				if sealed == "" {
+					return "", nil
+				}
+				box, err := s.db.secrets()
+				if err != nil {
+					return "", err
+				}
+				return box.Open(sealed)
+			}
+			if d.BasicPass, err = open(pass); err == nil {
+				if d.SigningSecret, err = open(secret); err == nil {
+					var h string
+					if h, err = open(headers); err == nil && h != "" {
+						err = json.Unmarshal([]byte(h), &d.Headers)
+					}
+				}
+			}
+			if err != nil {
+				// One method's unreadable credentials (a replaced key file) must not stall every
+				// delivery: this one fails with the reason, the others go out.
+				unreadable = append(unreadable, unreadableDelivery{d.ID, err.Error()})
+				continue
+			}
+			out = append(out, d)
+			ids = append(ids, d.ID)
+		}
+		rows.Close()
+		for _, u := range unreadable {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_attempts (delivery_id, at, duration_ms, error) VALUES (?, ?, 0, ?)`,
+				u.id, nowMS, "not sent: "+u.reason); err != nil {
+				return fmt.Errorf("record unreadable credentials: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ? WHERE id = ?`, nowMS, u.id); err != nil {
+				return fmt.Errorf("fail delivery %d: %w", u.id, err)
+			}
+		}
+		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1, updated_at = ?
+			WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{now.Add(lease).UnixMilli(), nowMS}, ids...)...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RecordDeliveryOutcomes stores each attempt and settles its delivery; a delivered one
+// marks its message delivered, and a 410 disables the method.
+func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes []answerdesk.DeliveryOutcome) error {
+	if len(outcomes) == 0 {
+		return nil
+	}
+	return s.db.tx(ctx, func(tx *sql.Tx) error {
+		for _, o := range outcomes {
+			d := o.Delivery
+			at := o.At.UnixMilli()
+			var status, errText, excerpt any
+			if o.HTTPStatus != 0 {
+				status = o.HTTPStatus
+			}
+			if o.Error != "" {
+				errText = truncateUTF8(o.Error, 2000)
+			}
+			if o.Excerpt != "" {
+				excerpt = truncateUTF8(o.Excerpt, 1024)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_attempts (delivery_id, at, http_status, duration_ms, error, response_excerpt)
+				VALUES (?, ?, ?, ?, ?, ?)`, d.ID, at, status, o.Duration.Milliseconds(), errText, excerpt); err != nil {
+				return fmt.Errorf("record attempt of delivery %d: %w", d.ID, err)
+			}
+			next, status := at, o.Status
+			if o.Status == answerdesk.DispatchPending {
+				next = o.RetryAt.UnixMilli()
+				var gone bool
+				if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM on_call_contacts WHERE id = (SELECT contact_id FROM dispatch_deliveries WHERE id = ?) AND deleted_at IS NOT NULL)`,
+					d.ID).Scan(&gone); err != nil {
+					return fmt.Errorf("check contact of delivery %d: %w", d.ID, err)
+				}
+				if gone {
+					status = answerdesk.DispatchFailed // its contact was deleted during the attempt
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
+				WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, d.ID, d.Claim); err != nil {
+				return fmt.Errorf("settle delivery %d: %w", d.ID, err)
+			}
+			if o.Status == answerdesk.DispatchDelivered {
+				if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = 'delivered', delivered_at = coalesce(delivered_at, ?),
+					delivered_to = coalesce(delivered_to, (SELECT contact_id FROM dispatch_deliveries WHERE id = ?)), updated_at = ?
+					WHERE id = ? AND status = 'new'`, at, d.ID, at, d.MessageID); err != nil {
+					return fmt.Errorf("mark message %d delivered: %w", d.MessageID, err)
+				}
+			}
+			if o.DisableMethod != "" {
+				if _, err := tx.ExecContext(ctx, `UPDATE delivery_methods SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL`,
+					at, o.DisableMethod, d.MethodID); err != nil {
+					return fmt.Errorf("disable delivery method %d: %w", d.MethodID, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// ReleaseDeliveries returns deliveries whose attempt never got an answer, without counting it.
+func (s *DispatchService) ReleaseDeliveries(ctx context.Context, ds []*answerdesk.ClaimedDelivery, now time.Time) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	return s.db.tx(ctx, func(tx *sql.Tx) error {
+		for _, d := range ds {
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', lease_until = NULL, next_attempt_at = ?,
+				updated_at = ? WHERE id = ? AND status = 'sending' AND attempts = ?`,
+				now.UnixMilli(), now.UnixMilli(), d.ID, d.Claim); err != nil {
+				return fmt.Errorf("release delivery %d: %w", d.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
