@@ -254,6 +254,8 @@ var irregularForms = map[string]string{
 	"began": "begin", "begun": "begin", "chosen": "choose", "chose": "choose", "paid": "pay",
 	"lost": "lose", "shown": "show", "known": "know", "seen": "see", "ran": "run", "gone": "go",
 	"broken": "break", "went": "go",
+	// Porter stems "status" as statu but "statuses" as status.
+	"statuses": "status",
 }
 
 // rawWords are the words of a text, lower-cased, stop words kept.
@@ -949,15 +951,16 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 	}
 	// The answer must hold the kind of thing asked: an amount for "how long" or "how many",
-	// a name (code) for "which header" or "how do I", a body for "what does X return".
-	// When the best unit lacks it, the best
-	// unit of its section that has it joins the answer; failing that, when no chosen unit
-	// has it, one of another section scoring near the best.
+	// a name (code) for "which header" or "how do I", a body for "what does X return", the
+	// alternatives for "which values". When the best unit lacks it, the best unit of its
+	// section that has it joins the answer; failing that, when no chosen unit has it, one of
+	// another section scoring near the best.
 	has := func(u *unit) bool {
-		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body
+		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
+			q.list && u.choices
 	}
 	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
-	if (q.number || q.code || q.howTo || q.returns) && !has(best.u) {
+	if (q.number || q.code || q.howTo || q.returns || q.list) && !has(best.u) {
 		// The nearest such unit after the best one: it usually goes on with the same
 		// thought ("Tokens can be created with the CLI." "`answerdesk token create` ...").
 		added := false
