@@ -577,6 +577,13 @@ func (ix *Index) prepare(text string) question {
 	return q
 }
 
+// names reports whether the question holds one of the terms.
+func (q question) names(terms []string) bool {
+	return slices.ContainsFunc(terms, func(l string) bool {
+		return slices.ContainsFunc(q.terms, func(t qterm) bool { return t.term == l })
+	})
+}
+
 // scored is a unit with its score for a question.
 type scored struct {
 	u        *unit
@@ -657,14 +664,8 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// For an amount, a unit about the very resource the question names ("the default
 	// page size of the To Do list": `GET /api/v2/to-dos`) beats one about another list
 	// that merely mentions it: each list has its own defaults and limits.
-	for _, l := range u.leaves {
-		if !q.number || !u.quantity {
-			break
-		}
-		if slices.ContainsFunc(q.terms, func(t qterm) bool { return t.term == l }) {
-			s.score += resourceBonus
-			break
-		}
+	if q.number && u.quantity && q.names(u.leaves) {
+		s.score += resourceBonus
 	}
 	if q.list && u.codes >= 3 {
 		s.score += 0.08 // "which values ...": a unit that lists names
@@ -928,6 +929,13 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 		// A unit from another section must add a question word the answer lacks.
 		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) {
+			continue
+		}
+		// Nor may it bring another resource's amount to an answer that states one: the
+		// deliveries list's "default 20" beside the To Do list's "default 10" makes a
+		// right answer wrong.
+		if q.number && c.u.sec != best.u.sec && c.u.quantity && len(c.u.leaves) > 0 && !q.names(c.u.leaves) &&
+			slices.ContainsFunc(chosen, func(o scored) bool { return o.u.quantity }) {
 			continue
 		}
 		if row {
