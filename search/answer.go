@@ -119,9 +119,10 @@ type answerer struct {
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
 // made one word, todo, of the same length (so that match offsets stay right). Questions
 // write it in any case, as "to do", "to-do" or "todo", but "what to do" is not the resource.
+// "To Do's" becomes "todo's", which the analyzer takes as todo: not todo and a word "s".
 var (
-	toDoDocs     = regexp.MustCompile(`\b(?:To[ -]Do|to-do)(s?)\b`)
-	toDoQuestion = regexp.MustCompile(`(?i)(^|\b(?:what|how|want|need|have|nothing|something|anything|things)\s+)?\bto[ -]do(s?)\b`)
+	toDoDocs     = regexp.MustCompile(`\b(?:To[ -]Do|to-do)('s|s?)\b`)
+	toDoQuestion = regexp.MustCompile(`(?i)(^|\b(?:what|how|want|need|have|nothing|something|anything|things)\s+)?\bto[ -]do('s|s?)\b`)
 )
 
 func joinToDo(s string) string {
@@ -446,6 +447,7 @@ type question struct {
 	howTo   bool        // asks how to do something
 	list    bool        // asks for the values of something
 	returns bool        // asks what an endpoint answers: a body, a status
+	omitted bool        // asks what holds when something is left out: its default
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
 	paths   []*regexp.Regexp
 	synQ    []string
@@ -478,6 +480,7 @@ var (
 	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
 	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
+	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
 	listQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
@@ -574,6 +577,7 @@ func (ix *Index) prepare(text string) question {
 	q.howTo = howToQuestion.MatchString(lower)
 	q.list = listQuestion.MatchString(lower)
 	q.returns = returnsQuestion.MatchString(lower)
+	q.omitted = omittedQuestion.MatchString(lower)
 	return q
 }
 
@@ -593,6 +597,7 @@ type scored struct {
 }
 
 var (
+	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b`)
 	jsonBody = regexp.MustCompile("`\\{\"[^`]*\\}`")
 	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
 	digit    = regexp.MustCompile(`\d`)
@@ -669,6 +674,9 @@ func (q question) score(u *unit, retrieval float64) scored {
 	}
 	if q.list && u.codes >= 3 {
 		s.score += 0.08 // "which values ...": a unit that lists names
+	}
+	if q.omitted && defaults.MatchString(u.text) {
+		s.score += 0.1 // "when I leave it out": what it defaults to
 	}
 	if q.returns && u.body {
 		s.score += 0.1 // the body it returns, as written, beats a sentence that it answers
