@@ -602,8 +602,8 @@ var (
 	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
 	digit    = regexp.MustCompile(`\d`)
 	// quantity is an amount with its unit: what "how long", "how many" and "what is the
-	// limit" ask for.
-	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)`)
+	// limit" ask for; a port (`:8080`) is the amount "which port" asks for.
+	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\B:\d{2,5}\b`)
 )
 
 // Weights of a unit's score.
