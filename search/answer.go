@@ -205,6 +205,7 @@ var synonymGroups = [][]string{
 	{"throttle", "rate"},
 	{"allow", "accept", "permit"},
 	{"identifier", "id"},
+	{"single", "individual", "id"}, // "fetch a single To Do" is GET /api/v2/to-dos/{id}
 	{"password", "credential"},
 	{"wait", "delay"},
 	{"start", "run", "begin", "leading", "prefix"},
