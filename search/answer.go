@@ -79,8 +79,16 @@ type unit struct {
 	ctx   termSet  // terms of its heading path: page title, heading, sub heading
 	seq   []string // terms in order, for phrase matches
 	words int
-	codes int      // code spans
-	raw   []string // the words as written, lower-cased, stop words included
+	codes int // code spans
+	// choices: the unit names the values something takes, as alternatives ("`text` or
+	// `json`"): what "which formats" or "which values" asks for.
+	choices bool
+	body    bool // quotes a JSON body (`{"status":"ok"}`): what "what does X return" asks
+	// leaves are the terms of the last segment of each API path the unit names (its
+	// heading's when it names none): the resource it is about ("to-dos" of
+	// `GET /api/v2/to-dos`, "deliveries" of `.../to-dos/{id}/deliveries`).
+	leaves []string
+	raw    []string // the words as written, lower-cased, stop words included
 	// quantity: the unit states an amount with its unit, what "how long" and "how many" ask
 	quantity   bool
 	digit      bool // holds a number
@@ -111,9 +119,10 @@ type answerer struct {
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
 // made one word, todo, of the same length (so that match offsets stay right). Questions
 // write it in any case, as "to do", "to-do" or "todo", but "what to do" is not the resource.
+// "To Do's" becomes "todo's", which the analyzer takes as todo: not todo and a word "s".
 var (
-	toDoDocs     = regexp.MustCompile(`\b(?:To[ -]Do|to-do)(s?)\b`)
-	toDoQuestion = regexp.MustCompile(`(?i)(^|\b(?:what|how|want|need|have|nothing|something|anything|things)\s+)?\bto[ -]do(s?)\b`)
+	toDoDocs     = regexp.MustCompile(`\b(?:To[ -]Do|to-do)('s|s?)\b`)
+	toDoQuestion = regexp.MustCompile(`(?i)(^|\b(?:what|how|want|need|have|nothing|something|anything|things)\s+)?\bto[ -]do('s|s?)\b`)
 )
 
 func joinToDo(s string) string {
@@ -196,11 +205,12 @@ var synonymGroups = [][]string{
 	{"throttle", "rate"},
 	{"allow", "accept", "permit"},
 	{"identifier", "id"},
+	{"single", "individual", "id"}, // "fetch a single To Do" is GET /api/v2/to-dos/{id}
 	{"password", "credential"},
 	{"wait", "delay"},
 	{"start", "run", "begin", "leading", "prefix"},
 	{"port", "addr", "address"},
-	{"look", "format", "example"},
+	{"instance", "instances", "process", "processes"},
 	{"omit", "omitted", "leave", "default"},
 	{"order", "ordered", "sort", "rank"},
 	{"contain", "hold", "include", "carry"},
@@ -221,6 +231,13 @@ var synonymGroups = [][]string{
 	{"timeout", "time-out", "times out"},
 }
 
+// oneWaySynonyms stand for the words they name but not the other way round: "what does
+// X look like" asks for a format or an example, while "which formats" is not answered by
+// any sentence that gives an example.
+var oneWaySynonyms = map[string][]string{
+	"look": {"format", "example"},
+}
+
 // rawSynonyms are stop words that mean something in a question about an API.
 var rawSynonyms = map[string][]string{
 	"down":    {"retry", "fail", "network", "error"},
@@ -239,6 +256,8 @@ var irregularForms = map[string]string{
 	"began": "begin", "begun": "begin", "chosen": "choose", "chose": "choose", "paid": "pay",
 	"lost": "lose", "shown": "show", "known": "know", "seen": "see", "ran": "run", "gone": "go",
 	"broken": "break", "went": "go",
+	// Porter stems "status" as statu but "statuses" as status.
+	"statuses": "status",
 }
 
 // rawWords are the words of a text, lower-cased, stop words kept.
@@ -285,6 +304,14 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				if o != t && !slices.Contains(a.syn[t], o) {
 					a.syn[t] = append(a.syn[t], o)
 				}
+			}
+		}
+	}
+	for w, alts := range oneWaySynonyms {
+		from := one(w)
+		for _, alt := range alts {
+			if t := one(alt); t != "" && from != "" && !slices.Contains(a.syn[from], t) {
+				a.syn[from] = append(a.syn[from], t)
 			}
 		}
 	}
@@ -338,7 +365,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				}
 				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
 					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
-					quantity: quantity.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text)}
+					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text)}
 				// A stop word that means something in a question ("down") matches itself.
 				u.raw = ix.rawWords(us.text)
 				for _, w := range u.raw {
@@ -354,6 +381,10 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 						}
 					}
 				}
+				u.leaves = ix.pathLeaves(us.text)
+				if len(u.leaves) == 0 {
+					u.leaves = ix.pathLeaves(p.Heading)
+				}
 				ds.units = append(ds.units, u)
 				a.units++
 				for t := range u.terms {
@@ -365,6 +396,28 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			a.byPage[path] = append(a.byPage[path], ds)
 		}
 	}
+}
+
+// apiRoute is an API path as the docs write it.
+var apiRoute = regexp.MustCompile(`/api/v[12](?:/[A-Za-z0-9_{}.-]+)+`)
+
+// pathLeaves are the terms of the last segment, not a {parameter}, of each API path in s.
+func (ix *Index) pathLeaves(s string) []string {
+	var out []string
+	for _, p := range apiRoute.FindAllString(s, -1) {
+		segs := strings.Split(p, "/")
+		for i := len(segs) - 1; i >= 3; i-- {
+			if seg := segs[i]; seg != "" && !strings.HasPrefix(seg, "{") {
+				for _, t := range ix.terms(seg) {
+					if !slices.Contains(out, t) {
+						out = append(out, t)
+					}
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Sections are the sections of a docs page with a heading, in page order (nil for a page
@@ -394,6 +447,8 @@ type question struct {
 	code    bool        // asks for a name: a header, code, variable, flag, parameter
 	howTo   bool        // asks how to do something
 	list    bool        // asks for the values of something
+	returns bool        // asks what an endpoint answers: a body, a status
+	omitted bool        // asks what holds when something is left out: its default
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
 	paths   []*regexp.Regexp
 	synQ    []string
@@ -422,11 +477,13 @@ func (t qterm) match(set termSet) float64 {
 }
 
 var (
-	httpStatus     = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
-	numberQuestion = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
-	howToQuestion  = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
-	codeQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
-	listQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
+	httpStatus      = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
+	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
+	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
+	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
+	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
+	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
+	listQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
 	// so the path itself is matched.
 	apiPath       = regexp.MustCompile(`/[a-z0-9_.{}-]+(?:/[a-z0-9_.{}-]+)+|/[a-z][a-z0-9_-]*[a-z0-9]`)
@@ -520,7 +577,16 @@ func (ix *Index) prepare(text string) question {
 	q.code = codeQuestion.MatchString(lower)
 	q.howTo = howToQuestion.MatchString(lower)
 	q.list = listQuestion.MatchString(lower)
+	q.returns = returnsQuestion.MatchString(lower)
+	q.omitted = omittedQuestion.MatchString(lower)
 	return q
+}
+
+// names reports whether the question holds one of the terms.
+func (q question) names(terms []string) bool {
+	return slices.ContainsFunc(terms, func(l string) bool {
+		return slices.ContainsFunc(q.terms, func(t qterm) bool { return t.term == l })
+	})
 }
 
 // scored is a unit with its score for a question.
@@ -532,10 +598,13 @@ type scored struct {
 }
 
 var (
-	digit = regexp.MustCompile(`\d`)
+	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b`)
+	jsonBody = regexp.MustCompile("`\\{\"[^`]*\\}`")
+	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
+	digit    = regexp.MustCompile(`\d`)
 	// quantity is an amount with its unit: what "how long", "how many" and "what is the
-	// limit" ask for.
-	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)`)
+	// limit" ask for; a port (`:8080`) is the amount "which port" asks for.
+	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\B:\d{2,5}\b`)
 )
 
 // Weights of a unit's score.
@@ -545,6 +614,8 @@ const (
 	titleWeight     = 0.4  // the share of the question in the unit's page title: the page's topic
 	retrievalWeight = 0.15 // the passage's retrieval score, relative to the best passage's
 	leadInPenalty   = 0.05 // a sentence ending in ":" introduces what follows
+	noAmountPenalty = 0.1  // a unit without a number, for a question asking for an amount
+	resourceBonus   = 0.15 // a unit about the API resource the question names
 	pageWeight      = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
 )
 
@@ -596,8 +667,23 @@ func (q question) score(u *unit, retrieval float64) scored {
 			break
 		}
 	}
+	// For an amount, a unit about the very resource the question names ("the default
+	// page size of the To Do list": `GET /api/v2/to-dos`) beats one about another list
+	// that merely mentions it: each list has its own defaults and limits.
+	if q.number && u.quantity && q.names(u.leaves) {
+		s.score += resourceBonus
+	}
 	if q.list && u.codes >= 3 {
 		s.score += 0.08 // "which values ...": a unit that lists names
+	}
+	if q.omitted && defaults.MatchString(u.text) {
+		s.score += 0.1 // "when I leave it out": what it defaults to
+	}
+	if q.returns && u.body {
+		s.score += 0.1 // the body it returns, as written, beats a sentence that it answers
+	}
+	if q.list && u.choices {
+		s.score += 0.15 // ... and better, names them as the alternatives they are
 	}
 	if q.number {
 		switch {
@@ -605,6 +691,10 @@ func (q question) score(u *unit, retrieval float64) scored {
 			s.score += 0.12
 		case u.digit:
 			s.score += 0.04
+		default:
+			// "The page size used (your page_size, or the list's default)" names the
+			// thing asked about but not its amount: a confident answer without the fact.
+			s.score -= noAmountPenalty
 		}
 	}
 	if q.code && strings.Contains(u.text, "`") {
@@ -850,6 +940,13 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) {
 			continue
 		}
+		// Nor may it bring another resource's amount to an answer that states one: the
+		// deliveries list's "default 20" beside the To Do list's "default 10" makes a
+		// right answer wrong.
+		if q.number && c.u.sec != best.u.sec && c.u.quantity && len(c.u.leaves) > 0 && !q.names(c.u.leaves) &&
+			slices.ContainsFunc(chosen, func(o scored) bool { return o.u.quantity }) {
+			continue
+		}
 		if row {
 			rows++
 		}
@@ -871,12 +968,16 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 	}
 	// The answer must hold the kind of thing asked: an amount for "how long" or "how many",
-	// a name (code) for "which header" or "how do I". When the best unit lacks it, the best
-	// unit of its section that has it joins the answer; failing that, when no chosen unit
-	// has it, one of another section scoring near the best.
-	has := func(u *unit) bool { return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 }
+	// a name (code) for "which header" or "how do I", a body for "what does X return", the
+	// alternatives for "which values". When the best unit lacks it, the best unit of its
+	// section that has it joins the answer; failing that, when no chosen unit has it, one of
+	// another section scoring near the best.
+	has := func(u *unit) bool {
+		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
+			q.list && u.choices
+	}
 	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
-	if (q.number || q.code || q.howTo) && !has(best.u) {
+	if (q.number || q.code || q.howTo || q.returns || q.list) && !has(best.u) {
 		// The nearest such unit after the best one: it usually goes on with the same
 		// thought ("Tokens can be created with the CLI." "`answerdesk token create` ...").
 		added := false

@@ -59,8 +59,11 @@ const qaTarget = 0.90
 // on it). Raise a floor whenever the answerer improves; it never goes down, and the test
 // half's goes to qaTarget once it gets there. Docs edited on other branches move these
 // figures by a point or more either way: a drop after a merge is a regression to look
-// at (a fact moved, a heading renamed), not a floor to lower.
-var qaFloor = map[string]float64{"tune": 0.90, "dev2": 0.77, "test": 0.76}
+// at (a fact moved, a heading renamed), not a floor to lower. After the merge that added
+// deployment.md (a guide restating operations.md in prose) they fell to tune 121, dev2 47,
+// test 105; question-type aware unit selection (issue 13c) brought them to tune 128/138
+// (92.8%), dev2 50/62 (80.6%), test 106/138 (76.8%).
+var qaFloor = map[string]float64{"tune": 0.92, "dev2": 0.80, "test": 0.76}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss. The tuning half (tune.json) and dev2

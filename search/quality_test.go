@@ -74,6 +74,51 @@ func TestAnswerIssueQuestions(t *testing.T) {
 	}
 }
 
+// TestAnswerHoldsKindAsked: when a guide page (deployment.md) restates a topic of the
+// reference (operations.md) in prose, the answer must still be the unit that holds the kind
+// of fact asked (the values, the body, the amount of the list named), not a sentence on
+// the topic without it. These are the questions the merge of the deployment guide broke.
+func TestAnswerHoldsKindAsked(t *testing.T) {
+	ix := shippedIndex(t)
+	cases := []struct {
+		name, question string
+		section        string // a source must start with it
+		fact           string // the answer must match it
+		wrong          string // the answer must not match it ("" for none)
+	}{
+		{"values question gets the alternatives from the flags table", "Which log formats can the server write?",
+			"/docs/operations#", "`text` or `json`", "write-only"},
+		{"return question gets the body from the health table", "What does /healthz return?",
+			"/docs/operations#health", `\{"status":"ok"\}`, ""},
+		{"default of a list is that list's own, with its number", "What is the default page size of the To Do list?",
+			"/docs/to-dos#list-to-dos", `default 10\b`, `default 20\b`},
+		{"instances are processes", "How do I run two instances against one database?",
+			"/docs/operations#running-more-than-one-process", "leases", ""},
+		{"a plural status matches the status field", "Which statuses can a dispatch delivery be in?",
+			"/docs/external-api-dispatching#", "`delivered` or `failed`", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := ix.Answer(context.Background(), tc.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.Answered {
+				t.Fatalf("not answered; nearest %v", urlsOf(a.Nearest))
+			}
+			if !regexp.MustCompile(tc.fact).MatchString(a.Text()) {
+				t.Errorf("answer %q lacks %q", a.Text(), tc.fact)
+			}
+			if tc.wrong != "" && regexp.MustCompile(tc.wrong).MatchString(a.Text()) {
+				t.Errorf("answer %q states %q, which is not the fact asked", a.Text(), tc.wrong)
+			}
+			if !slices.ContainsFunc(a.Sources, func(p Passage) bool { return strings.HasPrefix(p.URL, tc.section) }) {
+				t.Errorf("sources %v, want %s", urlsOf(a.Sources), tc.section)
+			}
+		})
+	}
+}
+
 // TestAnswerNotCovered: a question the docs do not answer is declined with the three
 // nearest sections, also when no word of it matches.
 func TestAnswerNotCovered(t *testing.T) {
