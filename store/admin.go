@@ -130,6 +130,16 @@ func (s *AdminService) accountID(ctx context.Context, number string) (int64, err
 	return id, nil
 }
 
+// adminAccount checks that the caller is an admin and returns the id of the account
+// numbered number: the preamble of every operation on an account's numbers, domains and
+// blacklist.
+func (s *AdminService) adminAccount(ctx context.Context, c *answerdesk.Caller, number string) (int64, error) {
+	if err := c.RequireAdmin(); err != nil {
+		return 0, err
+	}
+	return s.accountID(ctx, number)
+}
+
 // FindAccount returns the account with the number when the caller can see it.
 func (s *AdminService) FindAccount(ctx context.Context, c *answerdesk.Caller, number string) (*answerdesk.AccountDetail, error) {
 	id, err := s.accountID(ctx, number)
@@ -159,10 +169,7 @@ func (s *AdminService) FindAccount(ctx context.Context, c *answerdesk.Caller, nu
 
 // AddSMSNumber makes a number an SMS-enabled number of the account; adding it twice is a no-op.
 func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, account, number string) (*answerdesk.AccountDetail, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
@@ -179,10 +186,7 @@ func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, a
 // RemoveSMSNumber stops a number sending SMS To Dos. The phone number itself stays, since
 // messages and existing To Dos refer to it.
 func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller, account, number string) (*answerdesk.AccountDetail, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +207,7 @@ func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller
 // AddSendingDomain records an authenticated sending domain: the admin who adds it vouches
 // that its SPF and DKIM are set up. Adding it twice is a no-op.
 func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Caller, account, domain string) (*answerdesk.AccountDetail, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
@@ -221,13 +222,10 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 	return s.FindAccount(ctx, c, account)
 }
 
-// RemoveSendingDomain removes a sending domain; email To Dos created from it keep their
-// reference, new ones cannot use it.
+// RemoveSendingDomain removes a sending domain: new email To Dos cannot use it, and the
+// occurrences of existing ones fail until it is added again (see StartOccurrence).
 func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Caller, account, domain string) (*answerdesk.AccountDetail, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
@@ -245,10 +243,7 @@ func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Ca
 // AddBlacklistedEmail blacklists an address as a sending address of the account.
 // Adding it twice is a no-op that answers with the first entry.
 func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Caller, account, email string) (*answerdesk.BlacklistEntry, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
@@ -277,10 +272,7 @@ func (s *AdminService) blacklistEntry(ctx context.Context, accountID int64, acco
 
 // RemoveBlacklistedEmail lifts a blacklist entry and answers with it.
 func (s *AdminService) RemoveBlacklistedEmail(ctx context.Context, c *answerdesk.Caller, account, email string) (*answerdesk.BlacklistEntry, error) {
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
-	}
-	id, err := s.accountID(ctx, account)
+	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
