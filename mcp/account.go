@@ -384,9 +384,9 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 		})}
 }
 
-// messageTool is a tool that takes a message id and calls one message service method.
-func (a *accountTools) messageTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
-	opts = append(opts, messageIDArg)
+// idTool is a tool that takes one id (described by idArg) and calls one service method.
+func (a *accountTools) idTool(idArg mcpgo.ToolOption, name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
+	opts = append(opts, idArg)
 	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id := p.id("id")
@@ -399,6 +399,11 @@ func (a *accountTools) messageTool(name, description string, opts []mcpgo.ToolOp
 			}
 			return dataBody{Data: v}, nil
 		})}
+}
+
+// messageTool is a tool that takes a message id and calls one message service method.
+func (a *accountTools) messageTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
+	return a.idTool(messageIDArg, name, description, opts, do)
 }
 
 func (a *accountTools) getMessage() server.ServerTool {
@@ -690,19 +695,7 @@ var toDoIDArg = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1),
 
 // toDoTool is a tool that takes a To Do id and calls one To Do service method.
 func (a *accountTools) toDoTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
-	opts = append(opts, toDoIDArg)
-	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
-		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			id := p.id("id")
-			if err := p.err(); err != nil {
-				return nil, err
-			}
-			v, err := do(ctx, c, id)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: v}, nil
-		})}
+	return a.idTool(toDoIDArg, name, description, opts, do)
 }
 
 func (a *accountTools) getToDo() server.ServerTool {
