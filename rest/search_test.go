@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -44,6 +45,32 @@ func TestPublicSearch(t *testing.T) {
 		}
 		return b
 	}
+	// pagesNeitherRepeatNorSkip follows nextCursor from the first page of query at limit:
+	// at least two pages, no result twice, and together what one page of 50 holds.
+	pagesNeitherRepeatNorSkip := func(t *testing.T, query string, limit int) {
+		t.Helper()
+		seen := map[string]bool{}
+		q := fmt.Sprintf("%s&limit=%d", query, limit)
+		pages := 0
+		for {
+			b := find(t, q)
+			for _, r := range b.Results {
+				if seen[r.URL] {
+					t.Fatalf("%s repeated on page %d", r.URL, pages)
+				}
+				seen[r.URL] = true
+			}
+			pages++
+			if b.NextCursor == nil {
+				break
+			}
+			q = fmt.Sprintf("%s&limit=%d&cursor=%s", query, limit, url.QueryEscape(*b.NextCursor))
+		}
+		all := find(t, query+"&limit=50")
+		if pages < 2 || (all.NextCursor == nil && len(seen) != len(all.Results)) {
+			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
+		}
+	}
 	t.Run("finds_with_a_typo_and_highlights", func(t *testing.T) {
 		b := find(t, "q=recepionist")
 		if len(b.Results) == 0 || !strings.Contains(strings.ToLower(b.Results[0].Title), "receptionist") || !strings.Contains(b.Results[0].Highlight, "<mark>") {
@@ -62,27 +89,7 @@ func TestPublicSearch(t *testing.T) {
 		}
 	})
 	t.Run("cursor_pages_neither_repeat_nor_skip", func(t *testing.T) {
-		seen := map[string]bool{}
-		q := "q=calls&limit=5"
-		pages := 0
-		for {
-			b := find(t, q)
-			for _, r := range b.Results {
-				if seen[r.URL] {
-					t.Fatalf("%s repeated on page %d", r.URL, pages)
-				}
-				seen[r.URL] = true
-			}
-			pages++
-			if b.NextCursor == nil {
-				break
-			}
-			q = "q=calls&limit=5&cursor=" + url.QueryEscape(*b.NextCursor)
-		}
-		all := find(t, "q=calls&limit=50")
-		if pages < 2 || (all.NextCursor == nil && len(seen) != len(all.Results)) {
-			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
-		}
+		pagesNeitherRepeatNorSkip(t, "q=calls", 5)
 	})
 	// type=docs returns the documentation sections that back searchDocumentation and
 	// askQuestion (issue 13), in the public API's shape and paging.
@@ -112,27 +119,7 @@ func TestPublicSearch(t *testing.T) {
 				}
 			})
 		}
-		seen := map[string]bool{}
-		q := "type=docs&q=retry&limit=3"
-		pages := 0
-		for {
-			b := find(t, q)
-			for _, r := range b.Results {
-				if seen[r.URL] {
-					t.Fatalf("%s repeated on page %d", r.URL, pages)
-				}
-				seen[r.URL] = true
-			}
-			pages++
-			if b.NextCursor == nil {
-				break
-			}
-			q = "type=docs&q=retry&limit=3&cursor=" + url.QueryEscape(*b.NextCursor)
-		}
-		all := find(t, "type=docs&q=retry&limit=50")
-		if pages < 2 || (all.NextCursor == nil && len(seen) != len(all.Results)) {
-			t.Fatalf("%d pages, %d results; one page of 50 has %d", pages, len(seen), len(all.Results))
-		}
+		pagesNeitherRepeatNorSkip(t, "type=docs&q=retry", 3)
 		var e errorBody
 		if resp := getJSON(t, ts.URL+"/api/v1/search?type=docs&q=retry&limit=4&cursor="+url.QueryEscape(*find(t, "type=docs&q=retry&limit=3").NextCursor), &e); resp.StatusCode != 400 || e.Code != "rest_invalid_param" {
 			t.Errorf("a cursor with another limit: %d %+v", resp.StatusCode, e)

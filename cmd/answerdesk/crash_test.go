@@ -46,10 +46,7 @@ func TestDispatchCrashRecovery(t *testing.T) {
 		t.Skip("builds the binary and runs it twice")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "answerdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := answerdeskBinary(t)
 
 	rcv := newCrashReceiver(crashKillAfter)
 	endpoint := httptest.NewServer(rcv)

@@ -27,10 +27,7 @@ func TestFirstRealDeployment(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "answerdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := answerdeskBinary(t)
 	db := filepath.Join(dir, "prod", "answerdesk.db")
 	cli := func(t *testing.T, stdin string, args ...string) string {
 		t.Helper()

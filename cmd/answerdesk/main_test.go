@@ -74,10 +74,7 @@ func TestServeBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "answerdesk")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := answerdeskBinary(t)
 	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "ANSWERDESK_DB="+filepath.Join(dir, "data", "demo.db"), "ANSWERDESK_METRICS_TOKEN=m3tr1cs-t0ken")
