@@ -540,7 +540,8 @@ type ToDoQueue interface {
 	// It answers false when the occurrence must not start: its To Do was paused or
 	// cancelled after the claim (the occurrence is then settled as skipped), its sender
 	// was withdrawn from the account (settled as failed, with the reason), or another
-	// scheduler took the claim over. When it answers true the lease is renewed from now.
+	// scheduler took the claim over. When it answers true and the lease is half spent, the
+	// lease is renewed from now.
 	StartOccurrence(ctx context.Context, o *Occurrence, now time.Time, lease time.Duration) (bool, error)
 }
 

@@ -355,3 +355,28 @@ func TestWithdrawnSenderIsNotUsed(t *testing.T) {
 		})
 	}
 }
+
+// TestStartRenewsAHalfSpentLease: an occurrence that waited in its batch for a worker
+// until half its lease was gone gets the lease renewed when it starts, so another
+// scheduler cannot claim it again while it is being sent.
+func TestStartRenewsAHalfSpentLease(t *testing.T) {
+	app := testapp.New(t)
+	toDoCall(t, app, "POST", "/api/v2/to-dos", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"immediately"}}`, 200)
+	ctx := context.Background()
+	q := app.ToDos
+	if _, err := q.MaterializeDue(ctx, app.Clock.Now(), 10, func(string) string { return "outbox" }); err != nil {
+		t.Fatal(err)
+	}
+	occs, err := q.ClaimOccurrences(ctx, app.Clock.Now(), 2*time.Minute, 10)
+	if err != nil || len(occs) != 1 {
+		t.Fatalf("claimed %d: %v", len(occs), err)
+	}
+	app.Clock.Advance(90 * time.Second) // waited for a worker
+	if ok, err := q.StartOccurrence(ctx, occs[0], app.Clock.Now(), 2*time.Minute); err != nil || !ok {
+		t.Fatalf("start: %v %v", ok, err)
+	}
+	app.Clock.Advance(time.Minute) // past the first lease, within the renewed one
+	if again, err := q.ClaimOccurrences(ctx, app.Clock.Now(), 2*time.Minute, 10); err != nil || len(again) != 0 {
+		t.Fatalf("claimed again while being sent: %d %v", len(again), err)
+	}
+}

@@ -248,79 +248,81 @@ func (s *ToDoService) ReleaseOccurrences(ctx context.Context, occs []*answerdesk
 	})
 }
 
-// StartOccurrence checks, in one write transaction, that a claimed occurrence may start
-// now: it is still this claim's (same attempt number) and its To Do is still active. A
-// batch is claimed at once but sent by a few workers, so an occurrence can wait a while
-// after its claim; a pause or cancel that commits meanwhile must stop it ("no later one
-// starts"), which dropPending cannot do for claimed occurrences. Such an occurrence is
-// settled as skipped with the reason. So is one whose sender the account may no longer
-// use (settled as failed). The lease is renewed from now, so waiting in the batch does not
-// let another scheduler take over an occurrence that is being sent.
+// StartOccurrence checks that a claimed occurrence may start now: it is still this claim's
+// (same attempt number), its To Do is still active, and the account still allows its
+// sender. A batch is claimed at once but sent by a few workers, so an occurrence can wait
+// a while after its claim; a pause or cancel that commits meanwhile must stop it ("no
+// later one starts"), which dropPending cannot do for claimed occurrences. Such an
+// occurrence is settled as skipped with the reason; one whose sender was withdrawn, as
+// failed. The check is a read: the writer is taken only to settle such an occurrence or
+// to renew a lease that half ran out while the occurrence waited, so that another
+// scheduler does not take over an occurrence that is being sent. Most sends need no write.
 func (s *ToDoService) StartOccurrence(ctx context.Context, o *answerdesk.Occurrence, now time.Time, lease time.Duration) (bool, error) {
-	var start bool
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		var state, from, fromEmail string
-		var smsOK, domainOK, blacklisted bool
-		err := tx.QueryRowContext(ctx, `SELECT t.state, coalesce(t.from_number, ''), coalesce(t.from_email, ''),
-			t.delivery_type <> 'sms' OR EXISTS (SELECT 1 FROM phone_numbers p
-				WHERE p.id = t.phone_id AND p.account_id = t.account_id AND p.sms_enabled = 1),
-			t.delivery_type <> 'email' OR EXISTS (SELECT 1 FROM sending_domains d
-				WHERE d.account_id = t.account_id AND d.domain = substr(t.from_email, instr(t.from_email, '@') + 1)),
-			t.delivery_type = 'email' AND EXISTS (SELECT 1 FROM email_blacklist b
-				WHERE b.account_id = t.account_id AND b.email = t.from_email)
-			FROM to_do_occurrences o JOIN to_dos t ON t.id = o.to_do_id
-			WHERE o.id = ? AND o.status = 'sending' AND o.attempts = ?`, o.ID, o.Attempts+1).Scan(&state, &from, &fromEmail, &smsOK, &domainOK, &blacklisted)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // taken over by another claim: that one sends it
-		}
-		if err != nil {
-			return fmt.Errorf("check occurrence %d: %w", o.ID, err)
-		}
-		nowMS := now.UnixMilli()
-		// The sender was checked when the To Do was made; an admin may have withdrawn it
-		// since. Sending from it anyway would send from an address or number the account
-		// may no longer use, so the occurrence fails, saying why, until the To Do is changed.
-		var refused string
-		switch {
-		case !smsOK:
-			refused = "not sent: " + from + " is no longer an SMS-enabled number of the account"
-		case !domainOK:
-			refused = "not sent: the domain of " + fromEmail + " is no longer an authenticated sending domain of the account"
-		case blacklisted:
-			refused = "not sent: " + fromEmail + " is on the account's email blacklist"
-		}
-		if state == answerdesk.ToDoActive && refused != "" {
-			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = 'failed', error = ?, lease_until = NULL, updated_at = ?
-				WHERE id = ?`, refused, nowMS, o.ID); err != nil {
-				return fmt.Errorf("refuse occurrence %d: %w", o.ID, err)
-			}
-			if err := s.refreshSending(ctx, tx, map[int64]bool{o.ToDo.ID: true}); err != nil {
-				return err
-			}
-			return s.settleStates(ctx, tx, map[int64]bool{o.ToDo.ID: true}, nowMS)
-		}
-		if state == answerdesk.ToDoActive {
-			if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET lease_until = ?, updated_at = ? WHERE id = ?`,
-				now.Add(lease).UnixMilli(), nowMS, o.ID); err != nil {
-				return fmt.Errorf("renew lease of occurrence %d: %w", o.ID, err)
-			}
-			start = true
-			return nil
-		}
-		reason := dropPaused
-		if state == answerdesk.ToDoCancelled {
-			reason = dropCancelled
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = 'skipped', error = ?, lease_until = NULL, updated_at = ?
-			WHERE id = ?`, reason, nowMS, o.ID); err != nil {
-			return fmt.Errorf("skip occurrence %d: %w", o.ID, err)
-		}
-		return s.refreshSending(ctx, tx, map[int64]bool{o.ToDo.ID: true})
-	})
-	if err != nil {
-		return false, err
+	var state, from, fromEmail string
+	var smsOK, domainOK, blacklisted bool
+	var leaseUntil int64
+	err := s.db.rd.QueryRowContext(ctx, `SELECT t.state, coalesce(t.from_number, ''), coalesce(t.from_email, ''),
+		t.delivery_type <> 'sms' OR EXISTS (SELECT 1 FROM phone_numbers p
+			WHERE p.id = t.phone_id AND p.account_id = t.account_id AND p.sms_enabled = 1),
+		t.delivery_type <> 'email' OR EXISTS (SELECT 1 FROM sending_domains d
+			WHERE d.account_id = t.account_id AND d.domain = substr(t.from_email, instr(t.from_email, '@') + 1)),
+		t.delivery_type = 'email' AND EXISTS (SELECT 1 FROM email_blacklist b
+			WHERE b.account_id = t.account_id AND b.email = t.from_email),
+		coalesce(o.lease_until, 0)
+		FROM to_do_occurrences o JOIN to_dos t ON t.id = o.to_do_id
+		WHERE o.id = ? AND o.status = 'sending' AND o.attempts = ?`, o.ID, o.Attempts+1).
+		Scan(&state, &from, &fromEmail, &smsOK, &domainOK, &blacklisted, &leaseUntil)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // taken over by another claim: that one sends it
 	}
-	return start, nil
+	if err != nil {
+		return false, fmt.Errorf("check occurrence %d: %w", o.ID, err)
+	}
+	nowMS := now.UnixMilli()
+	// The sender was checked when the To Do was made; an admin may have withdrawn it
+	// since. Sending from it anyway would send from an address or number the account
+	// may no longer use, so the occurrence fails, saying why, until the To Do is changed.
+	var status, reason string
+	switch {
+	case state == answerdesk.ToDoCancelled:
+		status, reason = "skipped", dropCancelled
+	case state != answerdesk.ToDoActive:
+		status, reason = "skipped", dropPaused
+	case !smsOK:
+		status, reason = "failed", "not sent: "+from+" is no longer an SMS-enabled number of the account"
+	case !domainOK:
+		status, reason = "failed", "not sent: the domain of "+fromEmail+" is no longer an authenticated sending domain of the account"
+	case blacklisted:
+		status, reason = "failed", "not sent: "+fromEmail+" is on the account's email blacklist"
+	}
+	if status == "" {
+		if leaseUntil-nowMS >= lease.Milliseconds()/2 {
+			return true, nil
+		}
+		res, err := s.db.write.ExecContext(ctx, `UPDATE to_do_occurrences SET lease_until = ?, updated_at = ?
+			WHERE id = ? AND status = 'sending' AND attempts = ?`, now.Add(lease).UnixMilli(), nowMS, o.ID, o.Attempts+1)
+		if err != nil {
+			return false, fmt.Errorf("renew lease of occurrence %d: %w", o.ID, err)
+		}
+		n, _ := res.RowsAffected()
+		return n == 1, nil
+	}
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE to_do_occurrences SET status = ?, error = ?, lease_until = NULL, updated_at = ?
+			WHERE id = ? AND status = 'sending' AND attempts = ?`, status, reason, nowMS, o.ID, o.Attempts+1)
+		if err != nil {
+			return fmt.Errorf("settle occurrence %d: %w", o.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // taken over meanwhile
+		}
+		toDos := map[int64]bool{o.ToDo.ID: true}
+		if err := s.refreshSending(ctx, tx, toDos); err != nil {
+			return err
+		}
+		return s.settleStates(ctx, tx, toDos, nowMS)
+	})
+	return false, err
 }
 
 // ToDoDeliveries returns the attempts of a To Do, newest first: what operators and tests
