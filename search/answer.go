@@ -749,9 +749,9 @@ const (
 	minSureCoverage = 0.55
 	minWeakScore    = 0.8
 	minHeadingScore = 0.85
-	maxAnswerUnit           = 4
-	maxExtraRows            = 2    // matching table rows or list items added to the answer
-	siblingShare            = 0.55 // a unit of the best section this near the best joins the answer
+	maxAnswerUnit   = 4
+	maxExtraRows    = 2    // matching table rows or list items added to the answer
+	siblingShare    = 0.55 // a unit of the best section this near the best joins the answer
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
