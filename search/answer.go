@@ -75,8 +75,11 @@ type unit struct {
 	idx   int
 	text  string
 	kind  unitKind
-	terms termSet  // own terms
-	ctx   termSet  // terms of its heading path: page title, heading, sub heading
+	terms termSet // own terms
+	ctx   termSet // terms of its heading path: page title, heading, sub heading
+	// prev: for a sentence that goes on from the one before it ("It takes `page`..."), that
+	// sentence's terms: what "It" stands for. They count as its heading path's do.
+	prev  termSet
 	seq   []string // terms in order, for phrase matches
 	words int
 	codes int // code spans
@@ -391,6 +394,9 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 						}
 					}
 				}
+				if n := len(ds.units); n > 0 && continues(us.text) && us.kind == kindSentence && ds.units[n-1].kind == kindSentence {
+					u.prev = ds.units[n-1].terms
+				}
 				u.leaves = ix.pathLeaves(us.text)
 				if len(u.leaves) == 0 {
 					u.leaves = ix.pathLeaves(p.Heading)
@@ -641,7 +647,7 @@ func (q question) score(u *unit, retrieval float64) scored {
 		if m := t.match(u.terms); m > 0 {
 			own += m
 		} else {
-			ctx += h
+			ctx += max(h, t.match(u.prev))
 		}
 	}
 	s := scored{u: u, own: own / q.total}
@@ -1154,7 +1160,7 @@ func similar(a, b *unit) bool {
 
 func addsTerm(q question, chosen []scored, u *unit) bool {
 	for _, t := range q.terms {
-		if t.match(u.terms) == 0 {
+		if t.match(u.terms) == 0 && t.match(u.prev) == 0 {
 			continue
 		}
 		if !slices.ContainsFunc(chosen, func(c scored) bool { return t.match(c.u.terms) > 0 }) {
