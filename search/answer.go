@@ -755,6 +755,7 @@ const (
 	minSureCoverage = 0.55
 	minWeakScore    = 0.8
 	minHeadingScore = 0.85
+	minStrongScore  = 0.9
 	maxAnswerUnit   = 4
 	maxExtraRows    = 2    // matching table rows or list items added to the answer
 	siblingShare    = 0.55 // a unit of the best section this near the best joins the answer
@@ -915,7 +916,10 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
 		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage &&
 			best.score >= minHeadingScore
-		if !bySection && !byHeading {
+		// Or it ranks well above what off-topic questions reach (at most 0.81 on the tuning
+		// sets) while holding a fair share of the question by its own words.
+		byRank := best.coverage >= minCoverageUnderHeading && best.own >= minOwn && best.score >= minStrongScore
+		if !bySection && !byHeading && !byRank {
 			return nil, false
 		}
 	}
