@@ -241,6 +241,8 @@ var synonymGroups = [][]string{
 	{"sample", "random", "subset"},
 	{"annual", "yearly"},
 	{"escalate", "escalation"},
+	// Any day of the week stands for the others: the docs' examples name some of them.
+	{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekdays"},
 }
 
 // oneWaySynonyms stand for the words they name but not the other way round: "what does
@@ -842,6 +844,16 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 	return out, nil
 }
 
+// calendarWords are capitalised in English but name no product: the days and months.
+var calendarWords = func() map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday january february
+		march april may june july august september october november december`) {
+		set[w] = true
+	}
+	return set
+}()
+
 // properName is a capitalised word inside a sentence: a product, company or place.
 var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][a-z]{3,})`)
 
@@ -850,6 +862,9 @@ var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][a-z]{3,})`)
 // answer a question about it.
 func (ix *Index) namesUnknown(text string) bool {
 	for _, m := range properName.FindAllStringSubmatch(text, -1) {
+		if calendarWords[strings.ToLower(m[1])] {
+			continue // "every Monday": a schedule, not a product
+		}
 		for _, t := range ix.terms(m[1]) {
 			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {
 				return true
