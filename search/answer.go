@@ -508,6 +508,19 @@ var (
 	askingPhrases = regexp.MustCompile(`(?i)\bhow (long|many|much|often|big|large|soon|far)\b`)
 )
 
+// askedFor is what an asking phrase asks about, as a docs word: "how large" asks for a
+// size, "how often" for a frequency; the others ("how long", "how many") say only that an
+// amount is asked for, which numberQuestion sees.
+func askedFor(phrase string) string {
+	switch strings.ToLower(strings.Fields(phrase)[1]) {
+	case "large", "big":
+		return " size "
+	case "often":
+		return " frequency "
+	}
+	return " "
+}
+
 func (ix *Index) prepare(text string) question {
 	a := ix.ans
 	var q question
@@ -515,7 +528,7 @@ func (ix *Index) prepare(text string) question {
 	if len(text) > maxQueryBytes {
 		text = text[:maxQueryBytes]
 	}
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllString(text, " ")))
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(text, askedFor)))
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true
