@@ -68,6 +68,9 @@ type docSection struct {
 	units   []*unit
 	context termSet // terms of the page title and the heading
 	title   termSet // terms of the page title: the page's topic
+	// reference: the section describes an object or shows an example ("The message
+	// object", "Example message"): what "which field" asks, not "how do I".
+	reference bool
 }
 
 type unit struct {
@@ -356,7 +359,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				continue
 			}
 			ds := &docSection{passage: p, context: ix.termSetOf(ix.terms(p.PageTitle + " " + p.Heading)),
-				title: ix.termSetOf(ix.terms(p.PageTitle))}
+				title: ix.termSetOf(ix.terms(p.PageTitle)), reference: referenceHeading.MatchString(p.Heading)}
 			for t := range ds.context {
 				a.known[t] = true
 			}
@@ -415,6 +418,9 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 		}
 	}
 }
+
+// referenceHeading is the heading of a section that describes an object or shows an example.
+var referenceHeading = regexp.MustCompile(`^(The .+ object|Example\b.*)$`)
 
 // apiRoute is an API path as the docs write it.
 var apiRoute = regexp.MustCompile(`/api/v[12](?:/[A-Za-z0-9_{}.-]+)+`)
@@ -640,14 +646,15 @@ var (
 
 // Weights of a unit's score.
 const (
-	ctxWeight       = 0.5  // a question word in the heading path only, against one in the unit
-	headWeight      = 0.25 // the share of the question in the unit's heading path
-	titleWeight     = 0.4  // the share of the question in the unit's page title: the page's topic
-	retrievalWeight = 0.15 // the passage's retrieval score, relative to the best passage's
-	leadInPenalty   = 0.05 // a sentence ending in ":" introduces what follows
-	noAmountPenalty = 0.1  // a unit without a number, for a question asking for an amount
-	resourceBonus   = 0.15 // a unit about the API resource the question names
-	pageWeight      = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
+	ctxWeight        = 0.5  // a question word in the heading path only, against one in the unit
+	headWeight       = 0.25 // the share of the question in the unit's heading path
+	titleWeight      = 0.4  // the share of the question in the unit's page title: the page's topic
+	retrievalWeight  = 0.15 // the passage's retrieval score, relative to the best passage's
+	leadInPenalty    = 0.05 // a sentence ending in ":" introduces what follows
+	noAmountPenalty  = 0.1  // a unit without a number, for a question asking for an amount
+	resourceBonus    = 0.15 // a unit about the API resource the question names
+	pageWeight       = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
+	referencePenalty = 0.1  // a unit of an object's or example's section, for a "how do I" question
 )
 
 func (q question) score(u *unit, retrieval float64) scored {
@@ -734,6 +741,11 @@ func (q question) score(u *unit, retrieval float64) scored {
 	if q.howTo && u.imperative {
 		s.score += 0.2
 	}
+	// "How do I ..." asks for an operation; a section describing an object's fields or
+	// showing an example names the words of an operation without saying how.
+	if q.howTo && u.sec.reference {
+		s.score -= referencePenalty
+	}
 	// Long sentences match many words by their length alone.
 	switch {
 	case u.words < 5 && u.kind == kindSentence:
@@ -771,6 +783,7 @@ const (
 	minWeakScore    = 0.8
 	minHeadingScore = 0.85
 	minStrongScore  = 0.9
+	nearTie         = 0.95
 	maxAnswerUnit   = 4
 	maxExtraRows    = 2    // matching table rows or list items added to the answer
 	siblingShare    = 0.55 // a unit of the best section this near the best joins the answer
@@ -1000,8 +1013,10 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		if slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) }) {
 			continue
 		}
-		// A unit from another section must add a question word the answer lacks.
-		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) {
+		// A unit from another section must add a question word the answer lacks, unless it
+		// scores nearly as well as the best (nearTie) and is the first to join: either may
+		// hold the fact, and the reader gets both.
+		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) && (c.score < nearTie*best.score || len(chosen) > 1) {
 			continue
 		}
 		// Nor may it bring another resource's amount to an answer that states one: the
