@@ -783,7 +783,7 @@ const (
 	minWeakScore    = 0.8
 	minHeadingScore = 0.85
 	minStrongScore  = 0.9
-	nearTie         = 0.95
+	nearTie         = 0.9
 	maxAnswerUnit   = 4
 	maxExtraRows    = 2    // matching table rows or list items added to the answer
 	siblingShare    = 0.55 // a unit of the best section this near the best joins the answer
@@ -1014,7 +1014,7 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 			continue
 		}
 		// A unit from another section must add a question word the answer lacks, unless it
-		// scores nearly as well as the best (nearTie) and is the first to join: either may
+		// scores within 10% of the best (nearTie) and is the first to join: either may
 		// hold the fact, and the reader gets both.
 		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) && (c.score < nearTie*best.score || len(chosen) > 1) {
 			continue
