@@ -759,8 +759,8 @@ func (q question) score(u *unit, retrieval float64) scored {
 	return s
 }
 
-// Answer thresholds, calibrated on the tuning half of the evaluation set
-// (testdata/qa/tune.json): the best unit must hold at least minCoverage of the question's
+// Answer thresholds, calibrated on the tuning sets of the evaluation (testdata/qa:
+// tune.json, dev2.json, dev3.json; TestCalibDump writes the features they were set from): the best unit must hold at least minCoverage of the question's
 // weight (its heading path counting 0.4), and at least minOwn by its own words.
 const (
 	minCoverage = 0.45

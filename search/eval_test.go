@@ -45,8 +45,9 @@ func cites(a Answer, want []string) bool {
 }
 
 // minQuestions is the size of each set: the two halves of the issue's evaluation, and
-// dev2, a second tuning set written later from CONTRACT.md and SERVICE.md (never from the
-// test half's misses) to tune on more questions than tune.json alone.
+// dev2 and dev3, tuning sets written later from CONTRACT.md and SERVICE.md (never from the
+// test half's misses) to tune on more questions than tune.json alone; dev3 was written and
+// committed before the answerer was first run on it.
 var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "test": 75}
 
 // qaTarget is the share of questions each half must answer right (issue 13).
@@ -62,15 +63,24 @@ const qaTarget = 0.90
 // at (a fact moved, a heading renamed), not a floor to lower. After the merge that added
 // deployment.md (a guide restating operations.md in prose) they fell to tune 121, dev2 47,
 // test 105; question-type aware unit selection (issue 13c) brought them to tune 128/138
-// (92.8%), dev2 50/62 (80.6%), test 106/138 (76.8%).
-var qaFloor = map[string]float64{"tune": 0.92, "dev2": 0.80, "dev3": 0, "test": 0.76}
+// (92.8%), dev2 53/65 (81.5%), test 106/138 (76.8%).
+//
+// dev3 (85 questions, 12 off-topic) was then written fresh from SERVICE.md and CONTRACT.md
+// and committed before the answerer was run on it: it answered 46/85 (54.1%) and two
+// answerdesk-adjacent off-topic questions ("port my number", "cancel my subscription")
+// confidently. Calibrating the decline on all three tuning sets (weak answers need a
+// strong rank), integrator vocabulary, "It ..." sentences matching the sentence before,
+// and near-tied units from two sections brought them to tune 129/138 (93.5%), dev2 55/65
+// (84.6%), dev3 53/85 (62.4%), every off-topic question declined; the test half stayed
+// where it was, 105/138 (76.1%): the gains did not carry over to questions never looked at.
+var qaFloor = map[string]float64{"tune": 0.93, "dev2": 0.84, "dev3": 0.62, "test": 0.76}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
-// the share answered right, per set, with every miss. The tuning half (tune.json) and dev2
-// (dev2.json) are what the answerer's weights and thresholds were calibrated on; the test
-// half (test.json) was written with tune.json and is never tuned on: only its score is
-// looked at. Both must reach qaTarget (not met yet: see qaFloor);
-// every off-topic question must be declined with the nearest sections.
+// the share answered right, per set, with every miss (and the misses counted by kind). The
+// tuning half (tune.json), dev2 and dev3 are what the answerer's weights and thresholds
+// were calibrated on; the test half (test.json) was written with tune.json and is never
+// tuned on: only its score is looked at. Both halves must reach qaTarget (not met yet: see
+// qaFloor); every off-topic question must be declined with the nearest sections.
 func TestAnswerQuality(t *testing.T) {
 	ix := shippedIndex(t)
 	verbose := os.Getenv("QA_VERBOSE") != ""
