@@ -1,0 +1,58 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestPublicResultCache: a repeated public tool call gets the same answer (from the cache),
+// other arguments get their own, and a tool error is answered afresh each time.
+func TestPublicResultCache(t *testing.T) {
+	s := serve(t, "public", nil)
+	c := s.connect(t, false)
+	seen := map[string]string{}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_company_info", nil},
+		{"list_services", nil},
+		{"get_pricing", map[string]any{"billing_cycle": "annual"}},
+		{"get_pricing", map[string]any{"billing_cycle": "monthly"}},
+		{"search_site", map[string]any{"query": "after hours answering"}},
+		{"search_site", map[string]any{"query": "after hours answering", "limit": 2}},
+		{"read_page", map[string]any{"url": "/docs/errors"}},
+	} {
+		first := call(t, c, tc.tool, tc.args)
+		again := call(t, c, tc.tool, tc.args)
+		if first.IsError || again.IsError {
+			t.Fatalf("%s %v: tool error %s", tc.tool, tc.args, text(first))
+		}
+		var a, b any
+		structured(t, first, &a)
+		structured(t, again, &b)
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) || text(first) != text(again) {
+			t.Fatalf("%s %v: a repeat answered differently", tc.tool, tc.args)
+		}
+		for other, body := range seen {
+			if body == string(ja) && tc.tool == "search_site" {
+				t.Errorf("%s %v answered like %s", tc.tool, tc.args, other)
+			}
+		}
+		seen[tc.tool+string(mustJSON(t, tc.args))] = string(ja)
+	}
+	for range 2 {
+		wantToolError(t, call(t, c, "get_pricing", map[string]any{"service": "no-such-service"}), "no-such-service")
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
