@@ -94,7 +94,9 @@ type config struct {
 	concurrency int
 	keep        bool
 	cpuProfile  string
-	http        bool // run the HTTP read scenarios
+	http        bool   // run the HTTP read scenarios
+	wrk         string // path of wrk: measure with it against references (wrk.go)
+	rounds      int    // alternating wrk rounds per case
 
 	dispatch            int // messages of the dispatch scenario; 0 skips it
 	dispatchConcurrency int
@@ -118,6 +120,8 @@ func parseConfig(args []string) (*config, error) {
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator (not the server) to this file")
 	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
+	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the issue 18 table with wrk, alternating answerdesk and references (see wrk.go)")
+	fs.IntVar(&cfg.rounds, "rounds", 3, "with -wrk: alternating rounds per endpoint (medians reported)")
 	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")
 	fs.IntVar(&cfg.dispatchConcurrency, "dispatch-concurrency", 8, "concurrent POSTs in the dispatch scenario")
 	fs.Float64Var(&cfg.dispatchRate, "dispatch-rate", 0, "POSTs per second in the dispatch scenario, at most (0: as fast as the workers go)")
@@ -255,6 +259,9 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string) error {
 		return fmt.Errorf("answerdesk: %w", err)
 	}
 
+	if cfg.wrk != "" {
+		return runWrk(ctx, cfg, client, dir, serverURL, fx.token, fx.messageID, server.cmd.Process.Pid)
+	}
 	listPath := "/api/v2/messages?page_size=50"
 	ceiling, err := startCeiling(ctx, client, dir, serverURL+listPath, fx.token)
 	if err != nil {
