@@ -97,6 +97,7 @@ type config struct {
 	http        bool   // run the HTTP read scenarios
 	wrk         string // path of wrk: measure with it against references (wrk.go)
 	rounds      int    // alternating wrk rounds per case
+	only        string // with wrk: only the cases whose name contains this
 
 	dispatch            int // messages of the dispatch scenario; 0 skips it
 	dispatchConcurrency int
@@ -122,6 +123,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
 	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the issue 18 table with wrk, alternating answerdesk and references (see wrk.go)")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "with -wrk: alternating rounds per endpoint (medians reported)")
+	fs.StringVar(&cfg.only, "only", "", "with -wrk: only the endpoints whose name contains this text")
 	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")
 	fs.IntVar(&cfg.dispatchConcurrency, "dispatch-concurrency", 8, "concurrent POSTs in the dispatch scenario")
 	fs.Float64Var(&cfg.dispatchRate, "dispatch-rate", 0, "POSTs per second in the dispatch scenario, at most (0: as fast as the workers go)")

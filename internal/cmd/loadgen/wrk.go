@@ -62,6 +62,9 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 	}
 	var rows []row
 	for _, c := range wrkCases(messageID) {
+		if !strings.Contains(c.name, cfg.only) {
+			continue
+		}
 		srvScript, refURL := filepath.Join(dir, "srv.lua"), ""
 		var stopRef func()
 		switch {
