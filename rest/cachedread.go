@@ -129,6 +129,7 @@ func writeEncoded(w http.ResponseWriter, body []byte, link string) {
 		h.Set("Link", link)
 	}
 	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body))) // known: no chunked framing
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
