@@ -20,6 +20,11 @@
 //
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk [-duration 10s] [-concurrency 16]
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -http=false [-dispatch 10000] [-dispatch-concurrency 8] [-dispatch-rate 0]
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -wrk /usr/bin/wrk [-rounds 3] [-only company] -dispatch 0
+//
+// With -wrk, the read scenarios are measured by wrk instead, each endpoint against its own
+// in-memory ceiling (an MCP tools/call against the same read over REST), alternating
+// (make bench-http; see wrk.go).
 //
 // The load generator, the server and the ceiling share the machine's CPUs, so the figures
 // are relative to this machine and to the generator's own cost.
