@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestPublicResultCache: a repeated public tool call gets the same answer (from the cache),
@@ -55,4 +59,35 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestResultCacheBudget: the cache stays within its byte budget, dropping the least recently
+// used result, and keeps a result's structured content encoded.
+func TestResultCacheBudget(t *testing.T) {
+	res := func(n int) *mcpgo.CallToolResult {
+		return mcpgo.NewToolResultStructured(map[string]any{"pad": strings.Repeat("x", n)}, "text")
+	}
+	c := newResultCache(3000)
+	for i := range 3 {
+		c.put(fmt.Sprint("k", i), res(500))
+	}
+	if _, ok := c.get("k0"); !ok {
+		t.Fatal("k0 missing")
+	}
+	kept := c.put("k3", res(500)) // over the budget: k1, the least recently used, goes
+	if _, ok := kept.StructuredContent.(json.RawMessage); !ok {
+		t.Errorf("structured content kept as %T, want json.RawMessage", kept.StructuredContent)
+	}
+	for key, want := range map[string]bool{"k0": true, "k1": false, "k2": true, "k3": true} {
+		if _, ok := c.get(key); ok != want {
+			t.Errorf("%s cached = %v, want %v", key, ok, want)
+		}
+	}
+	if c.size > c.budget {
+		t.Errorf("size %d over budget %d", c.size, c.budget)
+	}
+	c.put("huge", res(5000))
+	if _, ok := c.get("huge"); ok {
+		t.Error("a result over the whole budget was kept")
+	}
 }
