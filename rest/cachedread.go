@@ -28,8 +28,8 @@ type DataVersions interface {
 // served or revalidated within the window hands out URLs with at least 14.5 minutes left.
 const signedURLWindow = 30 * time.Second
 
-// read is one cacheable customer API read.
-type read struct {
+// readSpec is one cacheable customer API read.
+type readSpec struct {
 	scopes []string // what the read needs; checked before a cached body is served
 	// window, when set, bounds how long a body is served: it holds signed URLs.
 	window time.Duration
@@ -42,7 +42,7 @@ type read struct {
 // of those accounts, read from the database on each request, so a write (by this replica or
 // another) makes a new key, and no other account set ever shares an entry. The response
 // carries a weak ETag of the key; a matching If-None-Match answers 304.
-func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd read) {
+func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) {
 	if s.Versions == nil {
 		body, link, err := rd.build()
 		if err != nil {

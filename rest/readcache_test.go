@@ -36,8 +36,8 @@ func getIf(t *testing.T, app *testapp.App, path, token, ifNoneMatch string) *tes
 	return &testapp.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
 }
 
-// etag returns the response's ETag, failing unless it is a weak one on a 200.
-func etag(t *testing.T, r *testapp.Response) string {
+// weakETag returns the response's ETag, failing unless it is a weak one on a 200.
+func weakETag(t *testing.T, r *testapp.Response) string {
 	t.Helper()
 	if r.Status != 200 {
 		t.Fatalf("status %d: %s", r.Status, r.Body)
@@ -64,9 +64,9 @@ func TestReadCacheConditional(t *testing.T) {
 	} {
 		t.Run(path, func(t *testing.T) {
 			first := getIf(t, app, path, app.Alice.Token, "")
-			e := etag(t, first)
+			e := weakETag(t, first)
 			again := getIf(t, app, path, app.Alice.Token, "")
-			if etag(t, again) != e || string(again.Body) != string(first.Body) {
+			if weakETag(t, again) != e || string(again.Body) != string(first.Body) {
 				t.Fatalf("a repeat changed: %s %s", e, again.Header.Get("ETag"))
 			}
 			for _, inm := range []string{e, strings.TrimPrefix(e, "W/"), `"other", ` + e, "*"} {
@@ -106,11 +106,11 @@ func TestReadCacheInvalidation(t *testing.T) {
 		{"mark-as-unread", patch("mark-as-unread"), `"read":false`},
 		{"acknowledge", patch("acknowledge"), `"status":"acknowledged"`},
 	} {
-		before := etag(t, getIf(t, app, list, app.Alice.Token, ""))
-		beforeOne := etag(t, getIf(t, app, byID, app.Alice.Token, ""))
+		before := weakETag(t, getIf(t, app, list, app.Alice.Token, ""))
+		beforeOne := weakETag(t, getIf(t, app, byID, app.Alice.Token, ""))
 		step.write()
 		after := getIf(t, app, list, app.Alice.Token, before)
-		if after.Status != 200 || etag(t, after) == before {
+		if after.Status != 200 || weakETag(t, after) == before {
 			t.Fatalf("%s: list still %d with ETag %s", step.name, after.Status, before)
 		}
 		if !strings.Contains(string(after.Body), step.want) {
@@ -131,9 +131,9 @@ func TestReadCacheIsPerAccountSet(t *testing.T) {
 	both := app.NewUser(t, "carol@example.com", false, "1001", "1002")
 	const list = "/api/v2/messages"
 	alice := getIf(t, app, list, app.Alice.Token, "")
-	aliceTag := etag(t, alice)
+	aliceTag := weakETag(t, alice)
 	bob := getIf(t, app, list, app.Bob.Token, aliceTag)
-	if bob.Status != 200 || etag(t, bob) == aliceTag {
+	if bob.Status != 200 || weakETag(t, bob) == aliceTag {
 		t.Fatalf("Bob with Alice's ETag: %d, ETag %s", bob.Status, bob.Header.Get("ETag"))
 	}
 	if strings.Contains(string(bob.Body), "acme secret") || !strings.Contains(string(bob.Body), "birch note") {
@@ -169,7 +169,7 @@ func TestReadCacheRecordings(t *testing.T) {
 	tags := map[string]string{}
 	for _, p := range paths {
 		r := getIf(t, app, p, app.Alice.Token, "")
-		tags[p] = etag(t, r)
+		tags[p] = weakETag(t, r)
 		want := fmt.Sprintf("expires=%d", app.Clock.Now().Add(15*time.Minute).Unix())
 		if !strings.Contains(string(r.Body), want) {
 			t.Fatalf("%s: URL does not expire 15 minutes from now (%s): %s", p, want, r.Body)
@@ -178,14 +178,14 @@ func TestReadCacheRecordings(t *testing.T) {
 	app.Clock.Advance(time.Minute)
 	for _, p := range paths {
 		r := getIf(t, app, p, app.Alice.Token, tags[p])
-		if r.Status != 200 || etag(t, r) == tags[p] {
+		if r.Status != 200 || weakETag(t, r) == tags[p] {
 			t.Fatalf("%s a minute later: %d, same ETag", p, r.Status)
 		}
 		want := fmt.Sprintf("expires=%d", app.Clock.Now().Add(15*time.Minute).Unix())
 		if !strings.Contains(string(r.Body), want) {
 			t.Fatalf("%s a minute later: a cached URL was served, want %s: %s", p, want, r.Body)
 		}
-		tags[p] = etag(t, r)
+		tags[p] = weakETag(t, r)
 	}
 	if _, _, err := app.Recordings.PurgeRecordings(context.Background(), testapp.Start.Add(-31*24*time.Hour), testapp.Start.Add(-3*365*24*time.Hour)); err != nil {
 		t.Fatal(err)
