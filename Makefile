@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench fuzz clean
+.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http fuzz clean
 
 # make run PORT=8081 serves on another port; DB is the database file (kept across runs).
 PORT      ?= 8080
@@ -91,6 +91,13 @@ chromium-optional:
 bench: build ## benchmarks and the HTTP load generator
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN)
+
+# The endpoints of issue 18 with wrk (Debian's wrk package), each against an in-memory
+# ceiling serving the same bytes (MCP tools/call against the same read over REST),
+# alternating rounds in the same minutes; medians, shares and the server's RSS.
+bench-http: build ## wrk against the binary and in-memory ceilings (needs wrk)
+	@command -v wrk >/dev/null || { echo "bench-http needs wrk: apt-get install -y wrk"; exit 1; }
+	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -wrk "$$(command -v wrk)" -concurrency 32 -duration 5s -rounds 3 -dispatch 0
 
 # Longer fuzzing of the query and date parsers (not part of make test).
 fuzz: ## fuzz the parsers for 30 s each

@@ -34,12 +34,14 @@ func NewPublicServer(cfg Config) *server.MCPServer {
 	}
 	s := newServer("answerdesk-public", "answerdesk public", cfg, publicInstructions, publicBudget(cfg)...)
 	p := &publicTools{cfg: cfg, base: cfg.base()}
+	// Every answer here is a function of the embedded content and the arguments alone.
+	c := newResultCache(publicResultBytes)
 	s.AddTools(
-		p.getCompanyInfo(),
-		p.listServices(),
-		p.getPricing(),
-		p.searchSite(),
-		p.readPage(),
+		c.cached(p.getCompanyInfo()),
+		c.cached(p.listServices()),
+		c.cached(p.getPricing()),
+		c.cached(p.searchSite()),
+		c.cached(p.readPage()),
 	)
 	return s
 }

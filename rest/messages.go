@@ -26,6 +26,23 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, data any, met
 		s.Error(w, r, err)
 		return
 	}
+	if link := s.listLink(r, meta); link != "" {
+		w.Header().Set("Link", link)
+	}
+	writeJSON(w, http.StatusOK, listResponse{Data: data, Meta: meta})
+}
+
+// encodeList encodes a page and returns it with its Link header, for serveRead.
+func (s *Server) encodeList(r *http.Request, data any, meta answerdesk.PageMeta, err error) ([]byte, string, error) {
+	if err != nil {
+		return nil, "", err
+	}
+	body, err := encodeJSON(listResponse{Data: data, Meta: meta})
+	return body, s.listLink(r, meta), err
+}
+
+// listLink returns the RFC 8288 Link header to a page's neighbours, or "".
+func (s *Server) listLink(r *http.Request, meta answerdesk.PageMeta) string {
 	var links []string
 	q := r.URL.Query()
 	link := func(page int, rel string) {
@@ -41,10 +58,16 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, data any, met
 			link(min(meta.Page-1, max(*meta.TotalPages, 1)), "prev")
 		}
 	}
-	if len(links) > 0 {
-		w.Header().Set("Link", strings.Join(links, ", "))
+	return strings.Join(links, ", ")
+}
+
+// encodeOne encodes {"data": v} for serveRead.
+func encodeOne(v any, err error) ([]byte, string, error) {
+	if err != nil {
+		return nil, "", err
 	}
-	writeJSON(w, http.StatusOK, listResponse{Data: data, Meta: meta})
+	body, err := encodeJSON(dataResponse{Data: v})
+	return body, "", err
 }
 
 func caller(r *http.Request) *answerdesk.Caller { return answerdesk.CallerFromContext(r.Context()) }
@@ -65,8 +88,10 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	list, meta, err := s.Messages.FindMessages(r.Context(), caller(r), mq)
-	s.writeList(w, r, list, meta, err)
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeMessagesRead}, build: func() ([]byte, string, error) {
+		list, meta, err := s.Messages.FindMessages(r.Context(), caller(r), mq)
+		return s.encodeList(r, list, meta, err)
+	}})
 }
 
 func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
@@ -81,17 +106,15 @@ func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	list, err := s.Messages.RecentMessages(r.Context(), caller(r), limit)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, dataResponse{Data: list})
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeMessagesRead}, build: func() ([]byte, string, error) {
+		return encodeOne(s.Messages.RecentMessages(r.Context(), caller(r), limit))
+	}})
 }
 
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Messages.FindMessage(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, m, err)
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeMessagesRead}, build: func() ([]byte, string, error) {
+		return encodeOne(s.Messages.FindMessage(r.Context(), caller(r), chi.URLParam(r, "id")))
+	}})
 }
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {

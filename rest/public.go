@@ -53,10 +53,11 @@ type publicAPI struct {
 	bucket  string       // "api/v1" or "api/sandbox/v1": the rate-limit key prefix, so the sandbox counts apart
 	ops     chi.Router   // the read operations alone
 	serve   http.Handler // ops as batches run them (marked in the sandbox)
+	cache   *pageCache   // encoded bodies by request (see writeCached)
 }
 
 func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.Index, sandbox bool) func(chi.Router) {
-	api := &publicAPI{s: s, site: site, index: index, sandbox: sandbox, bucket: prefix}
+	api := &publicAPI{s: s, site: site, index: index, sandbox: sandbox, bucket: prefix, cache: newPageCache(publicCacheBytes)}
 	if sandbox {
 		s.sandboxAPI = api
 	} else {
@@ -245,30 +246,21 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 		a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
 		return
 	}
-	etag := etagOf(body)
-	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age=300")
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Type", "application/json")
-	_, _ = w.Write(append(body, '\n'))
+	a.writeBody(w, r, append(body, '\n'), etagOf(body))
 }
 
 func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r) {
 		return
 	}
-	a.write(w, r, public.CompanyOf(a.site, a.s.BaseURL))
+	a.writeCached(w, r, "company", func() (any, bool) { return public.CompanyOf(a.site, a.s.BaseURL), true })
 }
 
 func (a *publicAPI) services(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r) {
 		return
 	}
-	a.write(w, r, public.ServicesOf(a.site, a.s.BaseURL))
+	a.writeCached(w, r, "services", func() (any, bool) { return public.ServicesOf(a.site, a.s.BaseURL), true })
 }
 
 func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
@@ -323,15 +315,17 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 		a.badParam(w, "type", "must be one of "+strings.Join(content.Types, ", "))
 		return
 	}
-	page, err := a.index.Search(r.Context(), sq)
-	switch {
-	case errors.Is(err, search.ErrBadCursor):
-		a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
-		return
-	case err != nil:
-		a.s.Error(w, r, err)
-		return
-	}
-	out := public.SearchOf(text, page, a.s.BaseURL)
-	a.write(w, r, out)
+	key := fmt.Sprintf("search\x00%s\x00%s\x00%s\x00%d", sq.Q, sq.Cursor, sq.Type, sq.Limit)
+	a.writeCached(w, r, key, func() (any, bool) {
+		page, err := a.index.Search(r.Context(), sq)
+		switch {
+		case errors.Is(err, search.ErrBadCursor):
+			a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
+			return nil, false
+		case err != nil:
+			a.s.Error(w, r, err)
+			return nil, false
+		}
+		return public.SearchOf(text, page, a.s.BaseURL), true
+	})
 }

@@ -28,18 +28,29 @@ func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, r, err)
 		return
 	}
-	list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
-	s.writeList(w, r, list, meta, err)
+	if rq.Sample {
+		// A sample is a new random draw each time: nothing to cache or revalidate.
+		list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
+		s.writeList(w, r, list, meta, err)
+		return
+	}
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead}, window: signedURLWindow, build: func() ([]byte, string, error) {
+		list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
+		return s.encodeList(r, list, meta, err)
+	}})
 }
 
 func (s *Server) getCallRecording(w http.ResponseWriter, r *http.Request) {
-	rec, err := s.Recordings.FindCallRecording(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, rec, err)
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead}, window: signedURLWindow, build: func() ([]byte, string, error) {
+		return encodeOne(s.Recordings.FindCallRecording(r.Context(), caller(r), chi.URLParam(r, "id")))
+	}})
 }
 
 func (s *Server) getMessageCallRecording(w http.ResponseWriter, r *http.Request) {
-	rec, err := s.Recordings.FindMessageCallRecording(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, rec, err)
+	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead, answerdesk.ScopeMessagesRead}, window: signedURLWindow,
+		build: func() ([]byte, string, error) {
+			return encodeOne(s.Recordings.FindMessageCallRecording(r.Context(), caller(r), chi.URLParam(r, "id")))
+		}})
 }
 
 // recordingAudio serves a recording's audio to whoever holds an unexpired signed link,

@@ -4,6 +4,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -66,6 +67,13 @@ type Server struct {
 	// MetricsConfig protects /metrics (token, or a separate listener; else loopback only).
 	MetricsConfig MetricsConfig
 	Now           func() time.Time
+
+	// Versions, when set, lets message and recording reads carry ETags, answer 304 and be
+	// served from a cache of encoded responses (see serveRead); PageCacheBytes is that
+	// cache's budget (DefaultPageCacheBytes when 0).
+	Versions       DataVersions
+	PageCacheBytes int64
+	pages          *pageCache
 }
 
 // Handler returns the router with every route and middleware.
@@ -79,6 +87,7 @@ func (s *Server) Handler() http.Handler {
 	if s.Metrics == nil {
 		s.Metrics = NewMetrics()
 	}
+	s.pages = newPageCache(cmp.Or(s.PageCacheBytes, DefaultPageCacheBytes))
 	r := chi.NewRouter()
 	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -169,6 +170,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ErrorLog:          nil,
 	}
 	m.Start(ctx)
+	// Building the search indexes and loading the content leave some 50 MB of garbage that
+	// the runtime would hand back to the OS only over the next minutes: return it now, so
+	// an idle server's RSS is its working set.
+	debug.FreeOSMemory()
 
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- httpServer.Serve(ln) }()

@@ -210,6 +210,7 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		Session:       m.OAuth.CurrentSession,
 		Grants:        m.Grants,
 		Signer:        m.Signer,
+		Versions:      m.DB,
 		Ready:         m.DB.Ready,
 		BaseURL:       cfg.BaseURL,
 		Logger:        logger,

@@ -20,6 +20,11 @@
 //
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk [-duration 10s] [-concurrency 16]
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -http=false [-dispatch 10000] [-dispatch-concurrency 8] [-dispatch-rate 0]
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -wrk /usr/bin/wrk [-rounds 3] [-only company] -dispatch 0
+//
+// With -wrk, the read scenarios are measured by wrk instead, each endpoint against its own
+// in-memory ceiling (an MCP tools/call against the same read over REST), alternating
+// (make bench-http; see wrk.go).
 //
 // The load generator, the server and the ceiling share the machine's CPUs, so the figures
 // are relative to this machine and to the generator's own cost.
@@ -94,7 +99,10 @@ type config struct {
 	concurrency int
 	keep        bool
 	cpuProfile  string
-	http        bool // run the HTTP read scenarios
+	http        bool   // run the HTTP read scenarios
+	wrk         string // path of wrk: measure with it against references (wrk.go)
+	rounds      int    // alternating wrk rounds per case
+	only        string // with wrk: only the cases whose name contains this
 
 	dispatch            int // messages of the dispatch scenario; 0 skips it
 	dispatchConcurrency int
@@ -118,6 +126,9 @@ func parseConfig(args []string) (*config, error) {
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator (not the server) to this file")
 	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
+	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the issue 18 table with wrk, alternating answerdesk and references (see wrk.go)")
+	fs.IntVar(&cfg.rounds, "rounds", 3, "with -wrk: alternating rounds per endpoint (medians reported)")
+	fs.StringVar(&cfg.only, "only", "", "with -wrk: only the endpoints whose name contains this text")
 	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")
 	fs.IntVar(&cfg.dispatchConcurrency, "dispatch-concurrency", 8, "concurrent POSTs in the dispatch scenario")
 	fs.Float64Var(&cfg.dispatchRate, "dispatch-rate", 0, "POSTs per second in the dispatch scenario, at most (0: as fast as the workers go)")
@@ -255,6 +266,9 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string) error {
 		return fmt.Errorf("answerdesk: %w", err)
 	}
 
+	if cfg.wrk != "" {
+		return runWrk(ctx, cfg, client, dir, serverURL, fx.token, fx.messageID, server.cmd.Process.Pid)
+	}
 	listPath := "/api/v2/messages?page_size=50"
 	ceiling, err := startCeiling(ctx, client, dir, serverURL+listPath, fx.token)
 	if err != nil {

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"sync"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// publicResultBytes is the budget of the public server's cache of tool results.
+const publicResultBytes = 8 << 20
+
+// resultCache keeps the results of tools whose answer depends on nothing but the binary's
+// content and the call's arguments (the public server's), least recently used first out
+// over a byte budget. A result is kept with its structured content encoded once
+// (json.RawMessage), so a repeated call neither runs the tool nor encodes the content again.
+// Tool errors are never kept.
+type resultCache struct {
+	mu     sync.Mutex
+	budget int
+	size   int
+	order  *list.List // front: most recently used
+	items  map[string]*list.Element
+}
+
+type cachedResult struct {
+	key  string
+	res  *mcpgo.CallToolResult
+	cost int
+}
+
+func newResultCache(budget int) *resultCache {
+	return &resultCache{budget: budget, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// cached returns st with its handler answering from c, keyed by the tool and its arguments.
+func (c *resultCache) cached(st server.ServerTool) server.ServerTool {
+	next, name := st.Handler, st.Tool.Name
+	st.Handler = func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		args, err := json.Marshal(req.GetArguments()) // map keys sorted: one key per argument set
+		if err != nil {
+			return next(ctx, req)
+		}
+		key := name + "\x00" + string(args)
+		if res, ok := c.get(key); ok {
+			return res, nil
+		}
+		res, err := next(ctx, req)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		return c.put(key, res), nil
+	}
+	return st
+}
+
+func (c *resultCache) get(key string) (*mcpgo.CallToolResult, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cachedResult).res, true
+}
+
+// put keeps res with its structured content encoded and returns what it keeps.
+func (c *resultCache) put(key string, res *mcpgo.CallToolResult) *mcpgo.CallToolResult {
+	kept := *res
+	cost := len(key) + 256
+	if res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return res // the server reports it when it encodes the result
+		}
+		kept.StructuredContent = json.RawMessage(raw)
+		cost += len(raw)
+	}
+	for _, ct := range res.Content {
+		if t, ok := ct.(mcpgo.TextContent); ok {
+			cost += len(t.Text)
+		}
+	}
+	if cost > c.budget {
+		return &kept
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.remove(e)
+	}
+	c.items[key] = c.order.PushFront(&cachedResult{key: key, res: &kept, cost: cost})
+	c.size += cost
+	for c.size > c.budget {
+		c.remove(c.order.Back())
+	}
+	return &kept
+}
+
+func (c *resultCache) remove(e *list.Element) {
+	r := c.order.Remove(e).(*cachedResult)
+	delete(c.items, r.key)
+	c.size -= r.cost
+}

@@ -1,0 +1,135 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// DataVersions reads the data version of a caller's accounts (store.DB.DataVersion): it
+// changes with every write to their messages or call recordings, and it refuses a caller
+// that lacks one of scopes.
+type DataVersions interface {
+	DataVersion(ctx context.Context, c *answerdesk.Caller, scopes ...string) (int64, error)
+}
+
+// signedURLWindow is how long an encoded body holding signed recording URLs is served (and
+// its ETag stays the same). A URL is signed for 15 minutes when its body is built, so a body
+// served or revalidated within the window hands out URLs with at least 14.5 minutes left.
+const signedURLWindow = 30 * time.Second
+
+// readSpec is one cacheable customer API read.
+type readSpec struct {
+	scopes []string // what the read needs; checked before a cached body is served
+	// window, when set, bounds how long a body is served: it holds signed URLs.
+	window time.Duration
+	// build runs the read on a miss: the encoded body and, for a list, its Link header.
+	build func() (body []byte, link string, err error)
+}
+
+// serveRead answers a read from the cache of encoded responses when it can. The key is the
+// path and the full (sorted) query, the caller's visible account set and the data version
+// of those accounts, read from the database on each request, so a write (by this replica or
+// another) makes a new key, and no other account set ever shares an entry. The response
+// carries a weak ETag of the key; a matching If-None-Match answers 304.
+func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) {
+	if s.Versions == nil {
+		body, link, err := rd.build()
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		writeEncoded(w, body, link)
+		return
+	}
+	c := caller(r)
+	v, err := s.Versions.DataVersion(r.Context(), c, rd.scopes...)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	now := s.Now()
+	var expires time.Time
+	key := readKey(r, c, v)
+	if rd.window > 0 {
+		n := now.UnixNano() / int64(rd.window)
+		key += "\x00w=" + strconv.FormatInt(n, 10)
+		expires = time.Unix(0, (n+1)*int64(rd.window))
+	}
+	sum := sha256.Sum256([]byte(key))
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.Header().Set("ETag", "W/"+etag)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	p, ok := s.pages.get(key, now)
+	if !ok {
+		body, link, err := rd.build()
+		if err != nil {
+			s.Error(w, r, err)
+			return
+		}
+		p = &cachedPage{key: key, body: body, etag: "W/" + etag, link: link, expires: expires}
+		s.pages.put(p)
+	}
+	w.Header().Set("ETag", p.etag)
+	writeEncoded(w, p.body, p.link)
+}
+
+// readKey names what a read's body depends on: path, sorted query, visible accounts, version.
+func readKey(r *http.Request, c *answerdesk.Caller, version int64) string {
+	var b strings.Builder
+	b.WriteString(r.URL.Path)
+	b.WriteString("?")
+	b.WriteString(r.URL.Query().Encode())
+	if c.Admin {
+		b.WriteString("\x00admin")
+	} else {
+		ids := slices.Clone(c.AccountIDs)
+		slices.Sort(ids)
+		b.WriteString("\x00accounts=")
+		for i, id := range ids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(id, 10))
+		}
+	}
+	b.WriteString("\x00v=")
+	b.WriteString(strconv.FormatInt(version, 10))
+	return b.String()
+}
+
+// encodeJSON encodes v as writeJSON does.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode response: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// writeEncoded writes an encoded JSON body with 200 and its Link header, if any.
+func writeEncoded(w http.ResponseWriter, body []byte, link string) {
+	h := w.Header()
+	if link != "" {
+		h.Set("Link", link)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body))) // known: no chunked framing
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}

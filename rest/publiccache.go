@@ -1,0 +1,46 @@
+package rest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// publicCacheBytes is the budget of each public API's cache of encoded bodies (search
+// results are about 6 KB: some 1,300 queries).
+const publicCacheBytes = 8 << 20
+
+// writeCached answers with the encoded body cached under key, or builds it: the public API's
+// content and index change only with the binary, so a body is a function of the key alone.
+// build writes its own error response and returns ok false, and nothing is cached then.
+func (a *publicAPI) writeCached(w http.ResponseWriter, r *http.Request, key string, build func() (v any, ok bool)) {
+	p, hit := a.cache.get(key, a.s.Now())
+	if !hit {
+		v, ok := build()
+		if !ok {
+			return
+		}
+		body, err := json.Marshal(v)
+		if err != nil {
+			a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
+			return
+		}
+		p = &cachedPage{key: key, body: append(body, '\n'), etag: etagOf(body)}
+		a.cache.put(p)
+	}
+	a.writeBody(w, r, p.body, p.etag)
+}
+
+// writeBody writes an encoded body with its ETag and Cache-Control, answering 304 to a
+// matching If-None-Match.
+func (a *publicAPI) writeBody(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "public, max-age=300")
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
