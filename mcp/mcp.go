@@ -102,7 +102,6 @@ func (c Config) base() string {
 const (
 	maxBodyBytes    = 1 << 20          // a JSON-RPC request body
 	sessionIdleTTL  = 30 * time.Minute // per-session state is dropped after this long idle
-	maxQueryLength  = 200              // search words, as the public API
 	maxQuestionLen  = 1000             // askQuestion
 	maxLocatorBytes = 2048             // read_page url, getPage path or url
 )
@@ -527,6 +526,12 @@ func (a args) str(name string, maxLen int) (string, error) {
 		return "", invalidArg(name, fmt.Sprintf("is %d bytes long, over the limit of %d", len(s), maxLen), "Shorten "+name+".")
 	}
 	return s, nil
+}
+
+// text returns a string argument ("" when absent or null), trimmed, for a domain rule to
+// check (its length included); the request body's limit bounds it meanwhile.
+func (a args) text(name string) (string, error) {
+	return a.str(name, maxBodyBytes)
 }
 
 // integer returns an integer argument in lo..hi, def when absent or null. A whole number

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
@@ -293,45 +292,52 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// maxQueryLength bounds the search words; longer text is not a search.
-const maxQueryLength = 200
+// searchParams are the names of /search's parameters, by the names the domain's search rule
+// gives its fields.
+var searchParams = map[string]string{"query": "q", "limit": "limit", "cursor": "cursor", "type": "type"}
 
 func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 	if !a.checkParams(w, r, "q", "limit", "cursor", "type") {
 		return
 	}
 	q := r.URL.Query()
-	text := strings.TrimSpace(q.Get("q"))
-	if text == "" {
-		a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
-		return
-	}
-	if utf8.RuneCountInString(text) > maxQueryLength {
-		a.badParam(w, "q", fmt.Sprintf("must be at most %d characters", maxQueryLength))
-		return
-	}
-	sq := search.Query{Q: text, Cursor: q.Get("cursor"), Type: q.Get("type")}
+	in := answerdesk.SearchInput{Query: q.Get("q"), Cursor: q.Get("cursor"), Type: q.Get("type")}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
-		if err != nil || n < 1 || n > search.MaxLimit {
-			a.badParam(w, "limit", fmt.Sprintf("must be an integer from 1 to %d", search.MaxLimit))
+		if err != nil {
+			n = -1 // not an integer: refused by the rule's own words
+		}
+		in.Limit = &n
+	}
+	ss, err := answerdesk.ParseSearch(in)
+	if err != nil {
+		var e *answerdesk.Error
+		if !errors.As(err, &e) || len(e.Fields) == 0 {
+			a.s.Error(w, r, err)
 			return
 		}
-		sq.Limit = n
-	}
-	if sq.Type != "" && !slices.Contains(content.Types, sq.Type) {
-		a.badParam(w, "type", "must be one of "+strings.Join(content.Types, ", "))
+		f := e.Fields[0]
+		name := searchParams[f.Field]
+		if f.Field == "query" && f.Message == answerdesk.ProblemRequired {
+			a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
+			return
+		}
+		a.badParam(w, name, f.Message)
 		return
 	}
+	sq := search.Query{Q: ss.Query, Limit: ss.Limit, Cursor: ss.Cursor, Type: ss.Type}
 	page, err := a.index.Search(r.Context(), sq)
 	switch {
 	case errors.Is(err, search.ErrBadCursor):
 		a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
 		return
+	case errors.Is(err, search.ErrEmptyQuery):
+		a.badParam(w, "q", "has no words to search for")
+		return
 	case err != nil:
 		a.s.Error(w, r, err)
 		return
 	}
-	out := public.SearchOf(text, page, a.s.BaseURL)
+	out := public.SearchOf(ss.Query, page, a.s.BaseURL)
 	a.write(w, r, out)
 }
