@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/answerdesk/answerdesk/internal/schema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -262,37 +261,19 @@ type (
 	}
 )
 
-// accountSchemas are the schemas of the domain types whose JSON is not their Go shape.
-var accountSchemas = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
-		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
-	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
-	reflect.TypeFor[answerdesk.PageMeta](): {
-		Type: "object", Description: "Where this page is in the whole list.",
-		Properties: map[string]*jsonschema.Schema{
-			"page":        {Type: "integer", Description: "This page's number, from 1."},
-			"page_size":   {Type: "integer", Description: "Items per page."},
-			"total":       {Type: "integer", Description: "Items in the whole filtered list."},
-			"total_pages": {Type: "integer", Description: "Pages in the whole list; absent for a sample."},
-		},
-		Required:             []string{"page", "page_size", "total"},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	},
-}
-
 // accountOutput is the output schema of result type T (oneOf, allOf or pageOf a domain
 // type), with data described by dataDesc. The domain types' JSON is the customer API's,
-// so the schema is generated with accountSchemas for the types that encode themselves.
+// and so is the schema: the reflection the OpenAPI document's components come from.
 func accountOutput[T any](dataDesc string) mcpgo.ToolOption {
-	schema, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: accountSchemas})
+	sch, err := schema.For[T]()
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err)) // a programming error, caught by every test
 	}
-	schema.Properties["data"].Description = dataDesc
-	if d := schema.Properties["data"]; d.Types != nil { // lists are never null
+	sch.Properties["data"].Description = dataDesc
+	if d := sch.Properties["data"]; d.Types != nil { // lists are never null
 		d.Type, d.Types = "array", nil
 	}
-	raw, err := json.Marshal(schema)
+	raw, err := json.Marshal(sch)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
 	}

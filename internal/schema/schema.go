@@ -1,0 +1,87 @@
+// Package schema makes the JSON Schemas of the API's Go types: the MCP tools' output schemas
+// and the OpenAPI documents' components come from this one reflection (google/jsonschema-go;
+// a field's `jsonschema` tag is its description), so a field added to a type appears in both.
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// selfEncoded are the schemas of the domain types whose JSON is not their Go shape.
+var selfEncoded = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
+		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
+	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
+	reflect.TypeFor[answerdesk.PageMeta](): {
+		Type: "object", Description: "Where this page is in the whole list.",
+		Properties: map[string]*jsonschema.Schema{
+			"page":        {Type: "integer", Description: "This page's number, from 1."},
+			"page_size":   {Type: "integer", Description: "Items per page."},
+			"total":       {Type: "integer", Description: "Items in the whole filtered list."},
+			"total_pages": {Type: "integer", Description: "Pages in the whole list; absent for a sample."},
+		},
+		Required:             []string{"page", "page_size", "total"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	},
+}
+
+// Of returns the schema of t. Types named in refs are not inlined but referred to by the
+// $ref given (an OpenAPI component); a nullable reference is {"anyOf": [ref, null]}.
+func Of(t reflect.Type, refs map[reflect.Type]string) (*jsonschema.Schema, error) {
+	types := make(map[reflect.Type]*jsonschema.Schema, len(selfEncoded)+len(refs))
+	for rt, s := range selfEncoded {
+		types[rt] = s
+	}
+	for rt, ref := range refs {
+		if rt != t {
+			types[rt] = &jsonschema.Schema{Ref: ref}
+		}
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: types})
+	if err != nil {
+		return nil, fmt.Errorf("schema of %v: %w", t, err)
+	}
+	Walk(s, func(s *jsonschema.Schema) {
+		if s.Ref != "" && len(s.Types) == 1 && s.Types[0] == "null" {
+			s.AnyOf = []*jsonschema.Schema{{Ref: s.Ref}, {Type: "null"}}
+			s.Ref, s.Types = "", nil
+		}
+	})
+	return s, nil
+}
+
+// For is Of for type T, every type inlined.
+func For[T any]() (*jsonschema.Schema, error) { return Of(reflect.TypeFor[T](), nil) }
+
+// NonNullArrays makes every ["null", "array"] of s "array": the API's lists are never null.
+func NonNullArrays(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		if len(s.Types) == 2 && (s.Types[0] == "null" && s.Types[1] == "array" || s.Types[0] == "array" && s.Types[1] == "null") {
+			s.Type, s.Types = "array", nil
+		}
+	})
+}
+
+// Walk calls fn on s and every schema below it (properties, items, anyOf, oneOf, allOf).
+func Walk(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
+	if s == nil {
+		return
+	}
+	fn(s)
+	for _, p := range s.Properties {
+		Walk(p, fn)
+	}
+	Walk(s.Items, fn)
+	Walk(s.AdditionalProperties, fn)
+	for _, l := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf} {
+		for _, c := range l {
+			Walk(c, fn)
+		}
+	}
+}
