@@ -31,7 +31,7 @@ const openAPIFile = "openapi/v2.json"
 // loadOpenAPI parses the document on disk (the same bytes the binary embeds).
 func loadOpenAPI(t *testing.T) map[string]any {
 	t.Helper()
-	return oaLoad(t, openAPIFile, openAPIV2, "openAPIV2")
+	return oaLoad(t, openAPIV2)
 }
 
 // oaRouterRoutes walks the real router and returns "METHOD /path" for every route under
@@ -867,7 +867,7 @@ func TestOpenAPIServed(t *testing.T) {
 	defer srv.Close()
 
 	resp, body := oaFetch(t, http.MethodGet, srv.URL+"/api/v2/openapi.json", nil)
-	oaCheckServed(t, resp, body, openAPIFile)
+	oaCheckServed(t, resp, body, openAPIV2)
 
 	// No credentials needed, and other methods are the API's 405.
 	if resp, _ := oaFetch(t, http.MethodPost, srv.URL+"/api/v2/openapi.json", nil); resp.StatusCode != http.StatusMethodNotAllowed {

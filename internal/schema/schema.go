@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -84,4 +86,42 @@ func Walk(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
 			Walk(c, fn)
 		}
 	}
+}
+
+// OmittedNotNull drops null from the schemas of t's pointer fields tagged omitempty: such a
+// field is left out when nil, so it is never null. (The reflection allows null for every
+// pointer.)
+func OmittedNotNull(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		p := s.Properties[name]
+		if p == nil || f.Type.Kind() != reflect.Pointer || !slices.Contains(strings.Split(opts, ","), "omitempty") {
+			continue
+		}
+		if i := slices.Index(p.Types, "null"); i >= 0 {
+			p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
+			if len(p.Types) == 1 {
+				p.Type, p.Types = p.Types[0], nil
+			}
+		}
+	}
+}
+
+// NullLast orders every list of types of s with "null" last (["string", "null"]), as
+// OpenAPI documents conventionally write a nullable type.
+func NullLast(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		if i := slices.Index(s.Types, "null"); i >= 0 && i < len(s.Types)-1 {
+			s.Types = append(slices.Delete(slices.Clone(s.Types), i, i+1), "null")
+		}
+	})
 }
