@@ -25,7 +25,7 @@ const (
 
 // FieldError names one input field that failed validation.
 type FieldError struct {
-	Field   string `json:"field" jsonschema:"The field."`
+	Field   string `json:"field" jsonschema:"Name of the parameter or body property that failed."`
 	Message string `json:"message" jsonschema:"What is wrong with it."`
 }
 

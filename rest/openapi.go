@@ -57,6 +57,35 @@ var v1Components = []component{
 	{"FieldError", reflect.TypeFor[answerdesk.FieldError]()},
 }
 
+// v2Components are the customer API's schemas that its handlers' types encode.
+var v2Components = []component{
+	{"Message", reflect.TypeFor[answerdesk.Message]()},
+	{"CallRecording", reflect.TypeFor[answerdesk.CallRecording]()},
+	{"CDR", reflect.TypeFor[answerdesk.CDR]()},
+	{"ToDo", reflect.TypeFor[answerdesk.ToDo]()},
+	{"ToDoSchedule", reflect.TypeFor[answerdesk.ToDoSchedule]()},
+	{"LastDelivery", reflect.TypeFor[answerdesk.LastDelivery]()},
+	{"ToDoDelivery", reflect.TypeFor[answerdesk.ToDoDelivery]()},
+	{"ToDoAttempt", reflect.TypeFor[answerdesk.ToDoAttempt]()},
+	{"OnCallContact", reflect.TypeFor[answerdesk.OnCallContact]()},
+	{"DeliveryMethod", reflect.TypeFor[answerdesk.DeliveryMethod]()},
+	{"BasicAuthView", reflect.TypeFor[answerdesk.BasicAuthView]()},
+	{"PayloadField", reflect.TypeFor[answerdesk.PayloadField]()},
+	{"DispatchDelivery", reflect.TypeFor[answerdesk.DispatchDelivery]()},
+	{"DispatchAttempt", reflect.TypeFor[answerdesk.DispatchAttempt]()},
+	{"Account", reflect.TypeFor[answerdesk.Account]()},
+	{"AccountDetail", reflect.TypeFor[answerdesk.AccountDetail]()},
+	{"Me", reflect.TypeFor[answerdesk.Me]()},
+	{"User", reflect.TypeFor[answerdesk.UserDetail]()},
+	{"BlacklistEntry", reflect.TypeFor[answerdesk.BlacklistEntry]()},
+	{"PageMeta", reflect.TypeFor[answerdesk.PageMeta]()},
+	{"Error", reflect.TypeFor[ErrorObject]()},
+	{"FieldError", reflect.TypeFor[answerdesk.FieldError]()},
+}
+
+// v2Enums are the enumerations of v2Components' properties that the domain lists.
+var v2Enums = map[string][]string{}
+
 // v1Enums are the enumerations of v1Components' properties ("Schema.property") that the
 // domain lists, so that the document lists what the code accepts and produces.
 var v1Enums = map[string][]string{
@@ -70,8 +99,13 @@ var (
 	//go:embed openapi/v1.schemas.json
 	openAPIV1Extras []byte
 	//go:embed openapi/v2.json
-	openAPIV2 []byte
+	openAPIV2Base []byte
+	//go:embed openapi/v2.schemas.json
+	openAPIV2Extras []byte
 )
+
+// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served.
+var openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums)
 
 // openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served.
 var openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums)
@@ -187,7 +221,9 @@ func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]a
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	schema.NonNullArrays(s)
+	schema.NonNullItems(s)
 	schema.OmittedNotNull(t, s)
+	schema.Int64Format(t, s)
 	schema.NullLast(s)
 	// A response may gain properties within a version; the documents have always let clients
 	// expect that, so the generated "no other properties" is not published.

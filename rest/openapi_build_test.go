@@ -12,13 +12,30 @@ import (
 // marker), so that a property's type, nullability, required-ness, description and the
 // domain's enumerations have one source.
 func TestOpenAPISchemaExtrasAreExtra(t *testing.T) {
+	for _, d := range []struct {
+		name         string
+		base, extras []byte
+		comps        []component
+		enums        map[string][]string
+	}{
+		{"v1", openAPIV1Base, openAPIV1Extras, v1Components, v1Enums},
+		{"v2", openAPIV2Base, openAPIV2Extras, v2Components, v2Enums},
+	} {
+		t.Run(d.name, func(t *testing.T) { checkExtras(t, d.base, d.extras, d.comps, d.enums) })
+	}
+}
+
+func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums map[string][]string) {
 	var extras map[string]map[string]any
-	if err := json.Unmarshal(openAPIV1Extras, &extras); err != nil {
+	if err := json.Unmarshal(extrasJSON, &extras); err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]reflect.Type{}
-	for _, c := range v1Components {
+	for _, c := range comps {
 		types[c.name] = c.typ
+		if strings.Contains(string(base), `"`+c.name+`": {`) {
+			t.Errorf("the base document still writes the %s schema, which is generated", c.name)
+		}
 	}
 	for name, extra := range extras {
 		typ, ok := types[name]
@@ -44,15 +61,15 @@ func TestOpenAPISchemaExtrasAreExtra(t *testing.T) {
 					t.Errorf("%s.%s: extras set %s, which %s says", name, prop, k, typ)
 				}
 			}
+			if p["format"] == "int64" {
+				t.Errorf("%s.%s: extras set format int64, which the field's type says", name, prop)
+			}
 			if _, ok := p["description"]; ok && f.Tag.Get("jsonschema") != "" {
 				t.Errorf("%s.%s: described twice: in the extras and in the jsonschema tag of %s", name, prop, typ)
 			}
-			if _, ok := p["enum"]; ok && v1Enums[name+"."+prop] != nil {
+			if _, ok := p["enum"]; ok && enums[name+"."+prop] != nil {
 				t.Errorf("%s.%s: enumerated twice: in the extras and in v1Enums", name, prop)
 			}
 		}
-	}
-	if strings.Contains(string(openAPIV1Base), `"Company"`+":") {
-		t.Error("the base document still writes the Company schema, which is generated")
 	}
 }

@@ -23,10 +23,10 @@ var selfEncoded = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[answerdesk.PageMeta](): {
 		Type: "object", Description: "Where this page is in the whole list.",
 		Properties: map[string]*jsonschema.Schema{
-			"page":        {Type: "integer", Description: "This page's number, from 1."},
-			"page_size":   {Type: "integer", Description: "Items per page."},
-			"total":       {Type: "integer", Description: "Items in the whole filtered list."},
-			"total_pages": {Type: "integer", Description: "Pages in the whole list; absent for a sample."},
+			"page":        {Type: "integer", Description: "1-based number of this page."},
+			"page_size":   {Type: "integer", Description: "Maximum number of items per page."},
+			"total":       {Type: "integer", Description: "Number of items matching the filters, over all pages."},
+			"total_pages": {Type: "integer", Description: "Number of pages. Omitted on a random sample (sample=true), which has no pages."},
 		},
 		Required:             []string{"page", "page_size", "total"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -116,6 +116,27 @@ func OmittedNotNull(t reflect.Type, s *jsonschema.Schema) {
 	}
 }
 
+// NonNullItems makes the items of every array of s non-null: the API's lists hold no nulls
+// (a []*T is never given a nil element).
+func NonNullItems(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		it := s.Items
+		if it == nil {
+			return
+		}
+		if len(it.AnyOf) == 2 && it.AnyOf[1].Type == "null" && it.AnyOf[0].Ref != "" {
+			s.Items = it.AnyOf[0]
+			return
+		}
+		if i := slices.Index(it.Types, "null"); i >= 0 {
+			it.Types = slices.Delete(slices.Clone(it.Types), i, i+1)
+			if len(it.Types) == 1 {
+				it.Type, it.Types = it.Types[0], nil
+			}
+		}
+	})
+}
+
 // NullLast orders every list of types of s with "null" last (["string", "null"]), as
 // OpenAPI documents conventionally write a nullable type.
 func NullLast(s *jsonschema.Schema) {
@@ -124,4 +145,28 @@ func NullLast(s *jsonschema.Schema) {
 			s.Types = append(slices.Delete(slices.Clone(s.Types), i, i+1), "null")
 		}
 	})
+}
+
+// Int64Format marks the schemas of t's int and int64 fields "format": "int64", as OpenAPI
+// documents the width of an integer (an int is 64 bits wide wherever the server runs).
+func Int64Format(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if p := s.Properties[name]; p != nil && (ft.Kind() == reflect.Int64 || ft.Kind() == reflect.Int) && ft.PkgPath() == "" {
+			p.Format = "int64"
+		}
+	}
 }
