@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -84,7 +85,14 @@ var v2Components = []component{
 }
 
 // v2Enums are the enumerations of v2Components' properties that the domain lists.
-var v2Enums = map[string][]string{}
+var v2Enums = map[string][]string{
+	"Message.status":           answerdesk.Statuses,
+	"Message.origin":           answerdesk.Origins,
+	"Message.non_message_type": answerdesk.NonMessageTypes,
+	"ToDo.delivery_type":       answerdesk.DeliveryTypes,
+	"ToDo.state":               answerdesk.ToDoStates,
+	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
+}
 
 // v1Enums are the enumerations of v1Components' properties ("Schema.property") that the
 // domain lists, so that the document lists what the code accepts and produces.
@@ -170,7 +178,14 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 			if !ok {
 				return nil, fmt.Errorf("openapi: enumeration of %s, which %v does not have", at, c.typ)
 			}
-			p["enum"] = values
+			enum := make([]any, 0, len(values)+1)
+			for _, v := range values {
+				enum = append(enum, v)
+			}
+			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
+				enum = append(enum, nil) // a nullable property's null is one of its values
+			}
+			p["enum"] = enum
 		}
 		schemas[c.name] = mergeSchema(s, extra[c.name])
 		delete(extra, c.name)
