@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,6 +71,39 @@ func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums
 			if _, ok := p["enum"]; ok && enums[name+"."+prop] != nil {
 				t.Errorf("%s.%s: enumerated twice: in the extras and in v1Enums", name, prop)
 			}
+		}
+	}
+}
+
+// TestOAValidateIsStrict: the validator the document tests use refuses what the served
+// document does not describe: a wrong type, a missing required property, a property no
+// schema lists, a value outside an enumeration, a malformed URI.
+func TestOAValidateIsStrict(t *testing.T) {
+	doc := oaLoad(t, openAPIV1)
+	result := map[string]any{"title": "T", "summary": "S", "url": "https://x.example/a", "markdownUrl": "https://x.example/a.md",
+		"type": "service", "updatedAt": nil, "highlight": "h"}
+	with := func(k string, v any) map[string]any {
+		m := maps.Clone(result)
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	ref := map[string]any{"$ref": "#/components/schemas/SearchResult"}
+	if errs := oaValidate(doc, ref, result, "valid"); len(errs) > 0 {
+		t.Fatalf("a valid result refused: %v", errs)
+	}
+	for name, v := range map[string]map[string]any{
+		"wrong_type":          with("title", 3.0),
+		"missing_required":    with("title", nil),
+		"undocumented":        with("score", 1.0),
+		"outside_enumeration": with("type", "Docs"),
+		"not_a_uri":           with("url", "not a uri"),
+	} {
+		if errs := oaValidate(doc, ref, v, name); len(errs) == 0 {
+			t.Errorf("%s: accepted %v", name, v)
 		}
 	}
 }
