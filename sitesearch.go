@@ -28,7 +28,7 @@ const (
 	MaxSearchQuery     = 200  // characters of the words to search for
 	DefaultSearchLimit = 10   // results per page when none is asked for
 	MaxSearchLimit     = 50   // results per page, at most
-	MaxSearchCursor    = 1024 // bytes of a cursor; the server's own are far shorter
+	MaxSearchCursor    = 64   // bytes of a cursor (the server's own are 20 to 30)
 )
 
 // ProblemRequired is the FieldError message of a required input that is missing, so that a

@@ -23,7 +23,7 @@ func TestParseSearch(t *testing.T) {
 		{"limit_0", answerdesk.SearchInput{Query: "x", Limit: n(0)}, "limit"},
 		{"limit_50", answerdesk.SearchInput{Query: "x", Limit: n(50)}, ""},
 		{"limit_51", answerdesk.SearchInput{Query: "x", Limit: n(51)}, "limit"},
-		{"cursor_too_long", answerdesk.SearchInput{Query: "x", Cursor: strings.Repeat("c", 1025)}, "cursor"},
+		{"cursor_too_long", answerdesk.SearchInput{Query: "x", Cursor: strings.Repeat("c", 65)}, "cursor"},
 		{"type_docs", answerdesk.SearchInput{Query: "x", Type: "docs"}, ""},
 		{"type_Docs", answerdesk.SearchInput{Query: "x", Type: "Docs"}, "type"},
 	} {
