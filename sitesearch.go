@@ -25,10 +25,10 @@ var PageTypes = []string{PageService, PageIndustry, PageLocation, PageBlog, Page
 // in characters, not bytes: a limit a person reads as "200 characters" must hold for every
 // script alike.
 const (
-	MaxSearchQuery     = 200  // characters of the words to search for
-	DefaultSearchLimit = 10   // results per page when none is asked for
-	MaxSearchLimit     = 50   // results per page, at most
-	MaxSearchCursor    = 64   // bytes of a cursor (the server's own are 20 to 30)
+	MaxSearchQuery     = 200 // characters of the words to search for
+	DefaultSearchLimit = 10  // results per page when none is asked for
+	MaxSearchLimit     = 50  // results per page, at most
+	MaxSearchCursor    = 64  // bytes of a cursor (the server's own are 20 to 30)
 )
 
 // ProblemRequired is the FieldError message of a required input that is missing, so that a

@@ -94,6 +94,15 @@ var v2Enums = map[string][]string{
 	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
 }
 
+// v1Ops are the declarations of v1Operations.
+func v1Ops() []operation {
+	ops := make([]operation, len(v1Operations))
+	for i, op := range v1Operations {
+		ops[i] = op.operation
+	}
+	return ops
+}
+
 // v1Enums are the enumerations of v1Components' properties ("Schema.property") that the
 // domain lists, so that the document lists what the code accepts and produces.
 var v1Enums = map[string][]string{
@@ -113,18 +122,25 @@ var (
 )
 
 // openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served.
-var openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums)
+var openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, nil)
 
-// openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served.
-var openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums)
+// openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served,
+// and openAPIV1ETag its entity tag, made like the public API's other ETags. They are made
+// in init: the declarations they describe include the handler that serves them.
+var (
+	openAPIV1     []byte
+	openAPIV1ETag string
+)
 
-// openAPIV1ETag is the document's entity tag, made like the public API's other ETags.
-var openAPIV1ETag = etagOf(openAPIV1)
+func init() {
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops())
+	openAPIV1ETag = etagOf(openAPIV1)
+}
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
 // error that every test of the package reports.
-func mustDocument(base, extras []byte, comps []component, enums map[string][]string) []byte {
-	doc, err := buildDocument(base, extras, comps, enums)
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, ops)
 	if err != nil {
 		panic(err)
 	}
@@ -136,11 +152,19 @@ func mustDocument(base, extras []byte, comps []component, enums map[string][]str
 var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "security", "tags", "externalDocs", "paths", "webhooks", "components"}
 
 // buildDocument assembles a document: base with the schemas of comps generated, their
-// enumerations set, and extras merged over them.
-func buildDocument(base, extras []byte, comps []component, enums map[string][]string) ([]byte, error) {
+// enumerations set, and extras merged over them; with ops, the paths of those operations
+// from their declarations (operationPaths).
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation) ([]byte, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(base, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
+	}
+	if ops != nil {
+		paths, err := operationPaths(doc["paths"], ops)
+		if err != nil {
+			return nil, err
+		}
+		doc["paths"] = paths
 	}
 	var components map[string]json.RawMessage
 	if err := json.Unmarshal(doc["components"], &components); err != nil {
