@@ -121,8 +121,9 @@ var (
 	openAPIV2Extras []byte
 )
 
-// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served.
-var openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, nil)
+// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served (made in init,
+// as openAPIV1).
+var openAPIV2 []byte
 
 // openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served,
 // and openAPIV1ETag its entity tag, made like the public API's other ETags. They are made
@@ -133,14 +134,15 @@ var (
 )
 
 func init() {
-	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops())
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "", true)
 	openAPIV1ETag = etagOf(openAPIV1)
+	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2", false)
 }
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
 // error that every test of the package reports.
-func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation) []byte {
-	doc, err := buildDocument(base, extras, comps, enums, ops)
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, ops, prefix, declaresQuery)
 	if err != nil {
 		panic(err)
 	}
@@ -154,13 +156,13 @@ var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "secur
 // buildDocument assembles a document: base with the schemas of comps generated, their
 // enumerations set, and extras merged over them; with ops, the paths of those operations
 // from their declarations (operationPaths).
-func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation) ([]byte, error) {
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) ([]byte, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(base, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
 	}
 	if ops != nil {
-		paths, err := operationPaths(doc["paths"], ops)
+		paths, err := operationPaths(doc["paths"], ops, prefix, declaresQuery)
 		if err != nil {
 			return nil, err
 		}

@@ -47,23 +47,29 @@ func (op operation) queryNames() []string {
 // and error responses set from its declaration. A base operation no declaration names, or a
 // response or query parameter the base writes that the declaration does not, is an error:
 // the document describes what is served and nothing else.
-func operationPaths(base json.RawMessage, ops []operation) (json.RawMessage, error) {
+//
+// With declaresQuery false (the customer API, whose query parameters are still written in
+// its base document), the base's parameters are kept as they are.
+// The document's paths are prefix + the operations' (routed) paths.
+func operationPaths(base json.RawMessage, ops []operation, prefix string, declaresQuery bool) (json.RawMessage, error) {
 	var paths map[string]map[string]any
 	if err := json.Unmarshal(base, &paths); err != nil {
 		return nil, fmt.Errorf("openapi paths: %w", err)
 	}
 	declared := map[string]bool{}
 	for _, op := range ops {
-		at := op.method + " " + op.path
+		at := op.method + " " + prefix + op.path
 		declared[at] = true
-		item := paths[op.path]
+		item := paths[prefix+op.path]
 		o, _ := item[strings.ToLower(op.method)].(map[string]any)
 		if o == nil {
 			return nil, fmt.Errorf("openapi: %s has no prose in the base document", at)
 		}
 		o["operationId"], o["summary"] = op.id, op.summary
-		if err := setQueryParams(o, op, at); err != nil {
-			return nil, err
+		if declaresQuery {
+			if err := setQueryParams(o, op, at); err != nil {
+				return nil, err
+			}
 		}
 		responses, _ := o["responses"].(map[string]any)
 		for code := range responses {
@@ -78,8 +84,18 @@ func operationPaths(base json.RawMessage, ops []operation) (json.RawMessage, err
 			if r == nil {
 				return nil, fmt.Errorf("openapi: %s: status %d has no prose in the base document", at, code)
 			}
-			if comp != "" {
-				r["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + comp}}}
+			if comp != "" { // the schema from the declaration, the base's examples kept
+				content, _ := r["content"].(map[string]any)
+				if content == nil {
+					content = map[string]any{}
+					r["content"] = content
+				}
+				media, _ := content["application/json"].(map[string]any)
+				if media == nil {
+					media = map[string]any{}
+					content["application/json"] = media
+				}
+				media["schema"] = map[string]any{"$ref": "#/components/schemas/" + comp}
 			}
 		}
 		for code, comp := range op.errors {
