@@ -236,10 +236,10 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {
 		v.Add("content", "is required and must be a non-empty string")
 	}
-	if s, ok := str("account_number", 64); ok {
+	if s, ok := str("account_number", MaxAccountNumberLength); ok {
 		m.AccountNumber = strings.TrimSpace(s)
 	}
-	if s, ok := str("origin", 32); ok {
+	if s, ok := str("origin", MaxCodeLength); ok {
 		m.Origin = strings.ToUpper(strings.TrimSpace(s))
 		if !slices.Contains(Origins, m.Origin) {
 			v.Add("origin", "must be one of "+strings.Join(Origins, ", "))

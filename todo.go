@@ -153,6 +153,12 @@ const (
 	MaxEmailBodyLength    = 100_000
 	MaxInstructionsLength = 4000
 	MaxSubjectLength      = 998
+
+	MaxAccountNumberLength = 64  // characters of an account number given as input
+	MaxPhoneLength         = 32  // characters of a phone number given as input
+	MaxAddressLength       = 320 // characters of an email address or a contact given as input
+	MaxSenderNameLength    = 200
+	MaxCodeLength          = 32 // characters of an enumerated value given as input (delivery_type, origin)
 )
 
 // ParseToDoCreate reads the flat body of a create request. Every field is type-checked,
@@ -186,15 +192,15 @@ func parseToDoFields(raw map[string]json.RawMessage, scheduleRequired bool) (*To
 		return strings.TrimSpace(s)
 	}
 	t := &ToDoCreate{
-		AccountNumber: str("account_number", 64),
-		DeliveryType:  strings.ToLower(str("delivery_type", 32)),
+		AccountNumber: str("account_number", MaxAccountNumberLength),
+		DeliveryType:  strings.ToLower(str("delivery_type", MaxCodeLength)),
 		Name:          str("name", MaxToDoNameLength),
-		Contact:       str("contact", 320),
+		Contact:       str("contact", MaxAddressLength),
 		MessageText:   str("message_text", MaxEmailBodyLength),
 		Instructions:  str("instructions", MaxInstructionsLength),
-		From:          str("from", 32),
-		FromEmail:     strings.ToLower(str("from_email", 320)),
-		SenderName:    str("sender_name", 200),
+		From:          str("from", MaxPhoneLength),
+		FromEmail:     strings.ToLower(str("from_email", MaxAddressLength)),
+		SenderName:    str("sender_name", MaxSenderNameLength),
 		SubjectLine:   str("subject", MaxSubjectLength),
 	}
 	if t.AccountNumber == "" && !v.Has("account_number") {
