@@ -247,18 +247,11 @@ func writes(title string, idempotent bool) []mcpgo.ToolOption {
 	}
 }
 
-// One result's shapes, for the output schemas.
+// One result's shapes, for the output schemas: the customer API's envelopes.
 type (
-	oneOf[T any] struct {
-		Data T `json:"data"`
-	}
-	allOf[T any] struct {
-		Data []T `json:"data"`
-	}
-	pageOf[T any] struct {
-		Data []T                 `json:"data"`
-		Meta answerdesk.PageMeta `json:"meta"`
-	}
+	oneOf[T any]  = schema.One[T]
+	allOf[T any]  = schema.All[T]
+	pageOf[T any] = schema.Page[T]
 )
 
 // accountOutput is the output schema of result type T (oneOf, allOf or pageOf a domain

@@ -82,6 +82,25 @@ var v2Components = []component{
 	{"PageMeta", reflect.TypeFor[answerdesk.PageMeta]()},
 	{"Error", reflect.TypeFor[ErrorObject]()},
 	{"FieldError", reflect.TypeFor[answerdesk.FieldError]()},
+	// The envelopes of the bodies.
+	{"MessageList", reflect.TypeFor[schema.Page[answerdesk.Message]]()},
+	{"RecentMessageList", reflect.TypeFor[schema.All[answerdesk.Message]]()},
+	{"MessageResponse", reflect.TypeFor[schema.One[answerdesk.Message]]()},
+	{"CallRecordingList", reflect.TypeFor[schema.Page[answerdesk.CallRecording]]()},
+	{"CallRecordingResponse", reflect.TypeFor[schema.One[answerdesk.CallRecording]]()},
+	{"ToDoList", reflect.TypeFor[schema.Page[answerdesk.ToDo]]()},
+	{"ToDoResponse", reflect.TypeFor[schema.One[answerdesk.ToDo]]()},
+	{"ToDoDeliveryList", reflect.TypeFor[schema.Page[answerdesk.ToDoDelivery]]()},
+	{"OnCallContactList", reflect.TypeFor[schema.Page[answerdesk.OnCallContact]]()},
+	{"OnCallContactResponse", reflect.TypeFor[schema.One[answerdesk.OnCallContact]]()},
+	{"DispatchDeliveryList", reflect.TypeFor[schema.Page[answerdesk.DispatchDelivery]]()},
+	{"DispatchDeliveryResponse", reflect.TypeFor[schema.One[answerdesk.DispatchDelivery]]()},
+	{"AccountList", reflect.TypeFor[schema.Page[answerdesk.AccountDetail]]()},
+	{"AccountResponse", reflect.TypeFor[schema.One[answerdesk.AccountDetail]]()},
+	{"MeResponse", reflect.TypeFor[schema.One[answerdesk.Me]]()},
+	{"UserList", reflect.TypeFor[schema.Page[answerdesk.UserDetail]]()},
+	{"UserResponse", reflect.TypeFor[schema.One[answerdesk.UserDetail]]()},
+	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
 }
 
 // v2Enums are the enumerations of v2Components' properties that the domain lists.

@@ -170,3 +170,21 @@ func Int64Format(t reflect.Type, s *jsonschema.Schema) {
 		}
 	}
 }
+
+// The envelopes of the customer API's bodies (CONTRACT §1): one object, a list without
+// paging, and one page of a list. The MCP account tools answer with the same shapes.
+type (
+	// One is {"data": object}.
+	One[T any] struct {
+		Data T `json:"data"`
+	}
+	// All is {"data": [objects]}.
+	All[T any] struct {
+		Data []T `json:"data"`
+	}
+	// Page is {"data": [objects], "meta": {...}}.
+	Page[T any] struct {
+		Data []T                 `json:"data"`
+		Meta answerdesk.PageMeta `json:"meta"`
+	}
+)
