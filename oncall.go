@@ -348,6 +348,17 @@ type DispatchAttempt struct {
 	ResponseExcerpt *string `json:"response_excerpt" jsonschema:"The first 1 KiB of the answer's body, as UTF-8; null when there was no answer or its body was empty."`
 }
 
+// Page sizes of on-call contacts and of dispatch deliveries.
+const (
+	DefaultContactPageSize  = 20
+	MaxContactPageSize      = 100
+	DefaultDeliveryPageSize = 50
+	MaxDeliveryPageSize     = 200
+)
+
+// DispatchStatuses are the states of a dispatch delivery, the values of its status filter.
+var DispatchStatuses = []string{DispatchPending, DispatchDelivered, DispatchFailed}
+
 // DeliveryFilter asks for a page of deliveries.
 type DeliveryFilter struct {
 	MessageID string
@@ -374,10 +385,10 @@ func (f DeliveryFilter) Validate() (DeliveryQuery, error) {
 		}
 		q.MessageID = id
 	}
-	if f.Status != "" && !slices.Contains([]string{DispatchPending, DispatchDelivered, DispatchFailed}, f.Status) {
+	if f.Status != "" && !slices.Contains(DispatchStatuses, f.Status) {
 		v.Add("status", "must be pending, delivered or failed")
 	}
-	q.Paging = CheckPaging(&v, f.Page, f.PageSize, 50, 200)
+	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultDeliveryPageSize, MaxDeliveryPageSize)
 	return q, v.Err()
 }
 

@@ -190,7 +190,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		{"/api/v2/to-dos", "page", 1, 1, 1_000_000},
 		{"/api/v2/to-dos/{id}/deliveries", "page_size", answerdesk.DefaultToDoDeliveryPageSize, 1, answerdesk.MaxToDoDeliveryPageSize},
 		{"/api/v2/to-dos/{id}/deliveries", "page", 1, 1, 1_000_000},
-		{"/api/v2/on-call-contacts", "page_size", defaultContactPageSize, 1, maxContactPageSize},
+		{"/api/v2/on-call-contacts", "page_size", answerdesk.DefaultContactPageSize, 1, answerdesk.MaxContactPageSize},
 		{"/api/v2/on-call-contacts", "page", 1, 1, 1_000_000},
 		{"/api/v2/dispatch-deliveries", "page_size", deliveryPageSize(t, nil), 1, 200},
 		{"/api/v2/dispatch-deliveries", "page", 1, 1, 1_000_000},

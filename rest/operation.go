@@ -48,8 +48,8 @@ func (op operation) queryNames() []string {
 // response or query parameter the base writes that the declaration does not, is an error:
 // the document describes what is served and nothing else.
 //
-// With declaresQuery false (the customer API, whose query parameters are still written in
-// its base document), the base's parameters are kept as they are.
+// With declaresQuery false (the customer API, some of whose query parameters are still
+// written in its base document), a base query parameter no declaration names is kept.
 // The document's paths are prefix + the operations' (routed) paths.
 func operationPaths(base json.RawMessage, ops []operation, prefix string, declaresQuery bool) (json.RawMessage, error) {
 	var paths map[string]map[string]any
@@ -66,10 +66,8 @@ func operationPaths(base json.RawMessage, ops []operation, prefix string, declar
 			return nil, fmt.Errorf("openapi: %s has no prose in the base document", at)
 		}
 		o["operationId"], o["summary"] = op.id, op.summary
-		if declaresQuery {
-			if err := setQueryParams(o, op, at); err != nil {
-				return nil, err
-			}
+		if err := setQueryParams(o, op, at, declaresQuery); err != nil {
+			return nil, err
 		}
 		responses, _ := o["responses"].(map[string]any)
 		for code := range responses {
@@ -120,8 +118,9 @@ func operationPaths(base json.RawMessage, ops []operation, prefix string, declar
 var openAPIMethodKeys = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 // setQueryParams sets the schemas of o's query parameters from op's, keeping the base's
-// description and examples.
-func setQueryParams(o map[string]any, op operation, at string) error {
+// description and examples. With strict, a base query parameter op does not declare is an
+// error.
+func setQueryParams(o map[string]any, op operation, at string, strict bool) error {
 	params, _ := o["parameters"].([]any)
 	seen := map[string]bool{}
 	for _, p := range params {
@@ -131,6 +130,9 @@ func setQueryParams(o map[string]any, op operation, at string) error {
 		}
 		name, _ := pm["name"].(string)
 		i := slices.IndexFunc(op.query, func(q queryParam) bool { return q.name == name })
+		if i < 0 && !strict {
+			continue
+		}
 		if i < 0 {
 			return fmt.Errorf("openapi: %s: the base documents query parameter %s, which the declaration does not", at, name)
 		}

@@ -34,16 +34,19 @@ func v2Errors(statuses ...int) map[int]string {
 }
 
 // v2Operations are the operations of the customer API v2: the router serves them
-// (v2Routes) and /api/v2/openapi.json describes them (the prose is openapi/v2.json's;
-// the query parameters are still written there, not declared here).
+// (v2Routes) and /api/v2/openapi.json describes them (the prose is openapi/v2.json's).
+// The query parameters declared here are those whose schema is a rule's constants (page
+// sizes, enumerations); the others are still written in the base document.
 var v2Operations = []serverOperation{
 	{operation: operation{method: http.MethodGet, path: "/messages", id: "listMessages", summary: "List messages",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize), enumParam("status", answerdesk.Statuses)},
 		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listMessages }},
 	{operation: operation{method: http.MethodPost, path: "/messages", id: "createMessage", summary: "Create a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(400, 401, 405, 413, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createMessage }},
 	{operation: operation{method: http.MethodGet, path: "/messages/recents", id: "listRecentMessages", summary: "List recent messages",
+		query:  []queryParam{{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxRecentLimit, "default": answerdesk.DefaultRecentLimit}}},
 		bodies: map[int]string{http.StatusOK: "RecentMessageList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.recentMessages }},
 	{operation: operation{method: http.MethodGet, path: "/messages/{id}", id: "getMessage", summary: "Get a message",
@@ -62,12 +65,14 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(false) }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings", id: "listCallRecordings", summary: "List call recordings",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)},
 		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listCallRecordings }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings/{id}", id: "getCallRecording", summary: "Get a call recording",
 		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: v2Errors(401, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getCallRecording }},
 	{operation: operation{method: http.MethodGet, path: "/to-dos", id: "listToDos", summary: "List To Dos",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)},
 		bodies: map[int]string{http.StatusOK: "ToDoList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDos }},
 	{operation: operation{method: http.MethodPost, path: "/to-dos", id: "createToDo", summary: "Create a To Do",
@@ -89,9 +94,11 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoResume) }},
 	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}/deliveries", id: "listToDoDeliveries", summary: "List a To Do's deliveries",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)},
 		bodies: map[int]string{http.StatusOK: "ToDoDeliveryList"}, errors: v2Errors(401, 404, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDoDeliveries }},
 	{operation: operation{method: http.MethodGet, path: "/on-call-contacts", id: "listOnCallContacts", summary: "List on-call contacts",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize)},
 		bodies: map[int]string{http.StatusOK: "OnCallContactList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listOnCallContacts }},
 	{operation: operation{method: http.MethodPost, path: "/on-call-contacts", id: "createOnCallContact", summary: "Create an on-call contact",
@@ -101,6 +108,7 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: v2Errors(401, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.deleteOnCallContact }},
 	{operation: operation{method: http.MethodGet, path: "/dispatch-deliveries", id: "listDispatchDeliveries", summary: "List dispatch deliveries",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultDeliveryPageSize, answerdesk.MaxDeliveryPageSize), enumParam("status", answerdesk.DispatchStatuses)},
 		bodies: map[int]string{http.StatusOK: "DispatchDeliveryList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listDispatchDeliveries }},
 	{operation: operation{method: http.MethodPost, path: "/dispatch-deliveries/{id}/replay", id: "replayDispatchDelivery", summary: "Replay a dispatch delivery",
@@ -110,6 +118,7 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "MeResponse"}, errors: v2Errors(401, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMe }},
 	{operation: operation{method: http.MethodGet, path: "/accounts", id: "listAccounts", summary: "List accounts",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize)},
 		bodies: map[int]string{http.StatusOK: "AccountList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listAccounts }},
 	{operation: operation{method: http.MethodPost, path: "/accounts", id: "createAccount", summary: "Create an account",
@@ -140,6 +149,7 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeBlacklistedEmail }},
 	{operation: operation{method: http.MethodGet, path: "/users", id: "listUsers", summary: "List users",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize)},
 		bodies: map[int]string{http.StatusOK: "UserList"}, errors: v2Errors(401, 403, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listUsers }},
 	{operation: operation{method: http.MethodPost, path: "/users", id: "createUser", summary: "Create a user",
@@ -154,6 +164,16 @@ var v2Operations = []serverOperation{
 	{operation: operation{method: http.MethodGet, path: "/openapi.json", id: "getOpenApiDocument", summary: "Get this OpenAPI document",
 		bodies: map[int]string{http.StatusOK: ""}, errors: v2Errors(405, 500)},
 		authenticated: false, handle: func(*Server) http.HandlerFunc { return serveOpenAPIV2 }},
+}
+
+// pageSizeParam is the page_size parameter of a list of def items per page, at most max.
+func pageSizeParam(def, max int) queryParam {
+	return queryParam{name: "page_size", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": max, "default": def}}
+}
+
+// enumParam is a filter parameter taking one of values.
+func enumParam(name string, values []string) queryParam {
+	return queryParam{name: name, schema: map[string]any{"type": "string", "enum": values}}
 }
 
 // v2Routes serves v2Operations under r: the document without credentials, everything else
