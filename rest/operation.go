@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// operation is one operation of an API, declared once, beside its handler: the router
-// serves it from this declaration and the OpenAPI document's paths describe it from the
+// operation is one operation of an API, declared once, beside its handler (each API's
+// declaration type adds the handler and how it is routed): the router serves it from this
+// declaration and the OpenAPI document's paths describe it from the
 // same one (operationPaths). The declaration holds what the code decides (method, path,
 // operationId, summary, the query parameters and their schemas from the rule's constants,
 // the schema of each success body, the error responses); the document's base file holds
@@ -23,7 +23,6 @@ type operation struct {
 	query        []queryParam   // the query parameters it takes; any other is a 400
 	bodies       map[int]string // success status → schema component of the body ("" keeps the base's)
 	errors       map[int]string // error status → response component
-	handler      http.HandlerFunc
 }
 
 // queryParam is a query parameter of an operation.
