@@ -1,11 +1,14 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestOpenAPISchemaExtrasAreExtra: openapi/v1.schemas.json says only what the Go types
@@ -105,5 +108,26 @@ func TestOAValidateIsStrict(t *testing.T) {
 		if errs := oaValidate(doc, ref, v, name); len(errs) == 0 {
 			t.Errorf("%s: accepted %v", name, v)
 		}
+	}
+}
+
+// TestOpenAPIDocumentsAreValid lints the served documents with kin-openapi's OpenAPI 3.1
+// validator (every $ref resolves, every operation and response is complete, every schema
+// is well-formed), besides the project's own structural checks.
+func TestOpenAPIDocumentsAreValid(t *testing.T) {
+	for name, doc := range map[string][]byte{"v1": openAPIV1, "v2": openAPIV2} {
+		t.Run(name, func(t *testing.T) {
+			l := openapi3.NewLoader()
+			d, err := l.LoadFromData(doc)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			if d.OpenAPI != "3.1.0" {
+				t.Errorf("openapi %q, want 3.1.0", d.OpenAPI)
+			}
+			if err := d.Validate(context.Background()); err != nil {
+				t.Errorf("invalid: %v", err)
+			}
+		})
 	}
 }
