@@ -155,13 +155,13 @@ func NormalizeEmail(e string) (string, error) {
 type UserDetail struct {
 	ID          int64  `json:"id"`
 	Email       string `json:"email"`
-	Admin       bool   `json:"admin"`
-	Disabled    bool   `json:"disabled"`
-	HasPassword bool   `json:"has_password"`
+	Admin       bool   `json:"admin" jsonschema:"Admins see and may use every account, and may provision."`
+	Disabled    bool   `json:"disabled" jsonschema:"A disabled user's API tokens, OAuth grants and web sessions do not work."`
+	HasPassword bool   `json:"has_password" jsonschema:"False when the user was created without a password: they cannot sign in on the web until one is set with answerdesk user update --password-stdin."`
 	// Accounts are the numbers of the accounts the user is a member of.
-	Accounts   []string `json:"accounts"`
+	Accounts   []string `json:"accounts" jsonschema:"Numbers of the accounts the user is a member of."`
 	CreatedAt  Time     `json:"created_at"`
-	DisabledAt *Time    `json:"disabled_at"`
+	DisabledAt *Time    `json:"disabled_at" jsonschema:"When the user was disabled; null when enabled."`
 }
 
 // UserUpdate changes a user; nil fields stay as they are. Accounts, when given, replaces
@@ -221,7 +221,7 @@ type AdminService interface {
 // was blacklisted for (each account has its own blacklist).
 type BlacklistEntry struct {
 	Email     string `json:"email"`
-	CreatedAt Time   `json:"created_at"`
+	CreatedAt Time   `json:"created_at" jsonschema:"When it was blacklisted."`
 }
 
 // DecodeJSONObject decodes a request body that must be one JSON object into v. A property

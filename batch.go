@@ -84,17 +84,17 @@ func CapBatchResponses(resps []BatchResponse, max int) []BatchResponse {
 
 // BatchRequest is one GET operation of a batch, relative to the public API's base.
 type BatchRequest struct {
-	ID     string            `json:"id"`
-	Method string            `json:"method"`
-	Path   string            `json:"path"`
-	Query  map[string]string `json:"query,omitempty"`
+	ID     string            `json:"id" jsonschema:"Your identifier of the operation, unique in the batch; its response carries it."`
+	Method string            `json:"method" jsonschema:"Always GET (upper case): the public API is read-only."`
+	Path   string            `json:"path" jsonschema:"Path of the operation relative to the API's base (/api/v1, or /api/sandbox/v1 in the sandbox), starting with /, e.g. /company. A plain path: no query string (use query), no fragment, no %-escapes, backslashes, empty, . or .. segments, and not /batch or a path under it (batches do not nest)."`
+	Query  map[string]string `json:"query,omitempty" jsonschema:"Query parameters of the operation, name to value (values are strings, e.g. {\"limit\": \"5\"}). The operation validates them as it would in a direct request: an unknown one makes that operation a 400."`
 }
 
 // BatchResponse is one operation's answer.
 type BatchResponse struct {
-	ID     string          `json:"id"`
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body"`
+	ID     string          `json:"id" jsonschema:"The id of the operation."`
+	Status int             `json:"status" jsonschema:"HTTP status of the operation."`
+	Body   json.RawMessage `json:"body" jsonschema:"JSON body of the operation's response: the documented response body of that operation, or an Error. In the sandbox every operation body carries \"sandbox\": true, as the batch's own body does."`
 }
 
 // ParseBatch reads a batch body. The error names the offending field as "requests[i].x";

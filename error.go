@@ -25,8 +25,8 @@ const (
 
 // FieldError names one input field that failed validation.
 type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
+	Field   string `json:"field" jsonschema:"Name of the parameter or body property that failed."`
+	Message string `json:"message" jsonschema:"What is wrong with it."`
 }
 
 // Error is the error every service returns for conditions a caller can act on.

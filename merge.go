@@ -37,8 +37,8 @@ type MergeData struct {
 // PayloadField is one configured value set of an external API method: the field name the
 // receiver expects and its value, which may hold merge variables.
 type PayloadField struct {
-	Field string `json:"field"`
-	Value string `json:"value"`
+	Field string `json:"field" jsonschema:"Field name in the body (at most 200 bytes)."`
+	Value string `json:"value" jsonschema:"Value, with merge variables resolved per message (at most 10000 bytes). Resolved values are always strings."`
 }
 
 // Payload types of an external API method.

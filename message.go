@@ -40,65 +40,65 @@ var NonMessageTypes = []string{"hang_up", "wrong_number", "spam", "info_only"}
 // Message is a message taken by the service (SERVICE.md §2.1). Optional values are
 // pointers so that absent values encode as null.
 type Message struct {
-	ID                   int64   `json:"id"`
-	UUID                 string  `json:"uuid"`
-	AccountID            int64   `json:"account_id"`
-	AgentID              *int64  `json:"agent_id"`
-	UserID               *int64  `json:"user_id"`
-	PickupUserID         *int64  `json:"pickup_user_id"`
-	ContactID            *int64  `json:"contact_id"`
-	DeliveredBy          *int64  `json:"delivered_by"`
-	DeliveredTo          *int64  `json:"delivered_to"`
-	SaleID               *int64  `json:"sale_id"`
-	DidID                *int64  `json:"did_id"`
-	EscalationLevelID    *int64  `json:"escalation_level_id"`
-	ActivitiesCount      int64   `json:"activities_count"`
-	ClosingActionGroupID *int64  `json:"closing_action_group_id"`
-	EscalationCounter    int64   `json:"escalation_counter"`
-	CallID               *int64  `json:"call_id"`
-	ChatSessionID        *int64  `json:"chat_session_id"`
-	ToDoTaskID           *int64  `json:"to_do_task_id"`
-	PhoneNumber          *string `json:"phone_number"`
-	Extension            *string `json:"extension"`
-	CallerID             *string `json:"caller_id"`
-	FirstName            *string `json:"first_name"`
-	LastName             *string `json:"last_name"`
-	CompanyName          *string `json:"company_name"`
-	Content              string  `json:"content"`
-	Status               string  `json:"status"`
-	IVR                  *string `json:"ivr"`
-	Phone                *string `json:"phone"`
-	Email                *string `json:"email"`
-	CallRefID            *string `json:"call_ref_id"`
-	Note                 *string `json:"note"`
-	Address              *string `json:"address"`
-	Address2             *string `json:"address2"`
-	City                 *string `json:"city"`
-	State                *string `json:"state"`
-	Zip                  *string `json:"zip"`
-	HowYouHearAboutUs    *string `json:"how_you_hear_about_us"`
-	AltPhone             *string `json:"alt_phone"`
-	ReceiverName         *string `json:"receiver_name"`
-	NonMessageType       *string `json:"non_message_type"`
-	EmailSubject         *string `json:"email_subject"`
-	Origin               string  `json:"origin"`
-	Disposition          *string `json:"disposition"`
-	KlassNames           *string `json:"klass_names"`
-	Read                 bool    `json:"read"`
-	IsEmergency          bool    `json:"is_emergency"`
-	PositiveDataDip      bool    `json:"positive_data_dip"`
-	FromToDo             bool    `json:"from_to_do"`
-	CreatedAt            Time    `json:"created_at"`
-	UpdatedAt            Time    `json:"updated_at"`
-	PickupDate           *Time   `json:"pickup_date"`
-	DeliveredAt          *Time   `json:"delivered_at"`
-	NextEscalationAt     *Time   `json:"next_escalation_at"`
-	MessageReceivedDate  *Time   `json:"message_received_date"`
-	SendAt               *Time   `json:"send_at"`
-	AcknowledgedAt       *Time   `json:"acknowledged_at"`
+	ID                   int64   `json:"id" jsonschema:"Integer id of the message."`
+	UUID                 string  `json:"uuid" jsonschema:"Stable UUID of the message; usable wherever a message id is accepted."`
+	AccountID            int64   `json:"account_id" jsonschema:"Id of the account the message belongs to."`
+	AgentID              *int64  `json:"agent_id" jsonschema:"Id of the agent who took the message."`
+	UserID               *int64  `json:"user_id" jsonschema:"Id of the user who created the message, when it was created through the API."`
+	PickupUserID         *int64  `json:"pickup_user_id" jsonschema:"Id of the user who picked the message up."`
+	ContactID            *int64  `json:"contact_id" jsonschema:"Id of the contact the message is about."`
+	DeliveredBy          *int64  `json:"delivered_by" jsonschema:"Id of the user or agent who delivered the message."`
+	DeliveredTo          *int64  `json:"delivered_to" jsonschema:"Id of the on-call contact the message was delivered to."`
+	SaleID               *int64  `json:"sale_id" jsonschema:"Id of the related sale."`
+	DidID                *int64  `json:"did_id" jsonschema:"Id of the phone number (DID) the call or message came in on."`
+	EscalationLevelID    *int64  `json:"escalation_level_id" jsonschema:"Id of the escalation level the message is at."`
+	ActivitiesCount      int64   `json:"activities_count" jsonschema:"Number of activities recorded on the message."`
+	ClosingActionGroupID *int64  `json:"closing_action_group_id" jsonschema:"Id of the closing action group."`
+	EscalationCounter    int64   `json:"escalation_counter" jsonschema:"Number of times the message escalated to a further level."`
+	CallID               *int64  `json:"call_id" jsonschema:"Id of the call the message was taken on; its recording is at /api/v2/messages/{id}/call-recording."`
+	ChatSessionID        *int64  `json:"chat_session_id" jsonschema:"Id of the chat session the message was taken in."`
+	ToDoTaskID           *int64  `json:"to_do_task_id" jsonschema:"Id of the To Do that produced the message."`
+	PhoneNumber          *string `json:"phone_number" jsonschema:"Phone number of the caller."`
+	Extension            *string `json:"extension" jsonschema:"Phone extension."`
+	CallerID             *string `json:"caller_id" jsonschema:"Caller ID of the call."`
+	FirstName            *string `json:"first_name" jsonschema:"Caller's first name."`
+	LastName             *string `json:"last_name" jsonschema:"Caller's last name."`
+	CompanyName          *string `json:"company_name" jsonschema:"Caller's company."`
+	Content              string  `json:"content" jsonschema:"Full message text."`
+	Status               string  `json:"status" jsonschema:"Delivery state: new, then delivered (it reached at least one on-call contact), then acknowledged."`
+	IVR                  *string `json:"ivr" jsonschema:"IVR option the caller chose."`
+	Phone                *string `json:"phone" jsonschema:"Callback phone number."`
+	Email                *string `json:"email" jsonschema:"Caller's email address."`
+	CallRefID            *string `json:"call_ref_id" jsonschema:"Reference id of the call."`
+	Note                 *string `json:"note" jsonschema:"Internal note."`
+	Address              *string `json:"address" jsonschema:"Street address."`
+	Address2             *string `json:"address2" jsonschema:"Second address line."`
+	City                 *string `json:"city" jsonschema:"City."`
+	State                *string `json:"state" jsonschema:"State or region."`
+	Zip                  *string `json:"zip" jsonschema:"Postal code."`
+	HowYouHearAboutUs    *string `json:"how_you_hear_about_us" jsonschema:"How the caller heard about the business."`
+	AltPhone             *string `json:"alt_phone" jsonschema:"Alternative phone number."`
+	ReceiverName         *string `json:"receiver_name" jsonschema:"Name of the person the message is for."`
+	NonMessageType       *string `json:"non_message_type" jsonschema:"Set when the contact was not a real message (for example a hang-up); null otherwise."`
+	EmailSubject         *string `json:"email_subject" jsonschema:"Subject line, for messages taken from email."`
+	Origin               string  `json:"origin" jsonschema:"Channel the message came in on."`
+	Disposition          *string `json:"disposition" jsonschema:"Call disposition."`
+	KlassNames           *string `json:"klass_names" jsonschema:"Classification names of the message."`
+	Read                 bool    `json:"read" jsonschema:"Whether the message is marked as read."`
+	IsEmergency          bool    `json:"is_emergency" jsonschema:"Whether the message was flagged as an emergency."`
+	PositiveDataDip      bool    `json:"positive_data_dip" jsonschema:"Whether a data lookup on the caller matched."`
+	FromToDo             bool    `json:"from_to_do" jsonschema:"Whether the message was produced by a To Do."`
+	CreatedAt            Time    `json:"created_at" jsonschema:"When the message was created."`
+	UpdatedAt            Time    `json:"updated_at" jsonschema:"When the message last changed."`
+	PickupDate           *Time   `json:"pickup_date" jsonschema:"When the message was picked up."`
+	DeliveredAt          *Time   `json:"delivered_at" jsonschema:"When the message was first delivered to an on-call contact."`
+	NextEscalationAt     *Time   `json:"next_escalation_at" jsonschema:"When the message escalates to the next level unless acknowledged first."`
+	MessageReceivedDate  *Time   `json:"message_received_date" jsonschema:"When the message was received."`
+	SendAt               *Time   `json:"send_at" jsonschema:"When a scheduled message is to be sent."`
+	AcknowledgedAt       *Time   `json:"acknowledged_at" jsonschema:"When the message was acknowledged (PATCH /api/v2/messages/{id}/acknowledge)."`
 	// Answers is the JSON object of script answers, kept as stored: decoding it for every
 	// row of a list only to encode it again was 5% of a list request.
-	Answers json.RawMessage `json:"answers"`
+	Answers json.RawMessage `json:"answers" jsonschema:"Answers to the script's questions, keyed by question name. Empty object when there are none."`
 }
 
 // MessageFilter is a request for one page of messages. Dates are the MM-DD-YYYY strings
@@ -236,10 +236,10 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {
 		v.Add("content", "is required and must be a non-empty string")
 	}
-	if s, ok := str("account_number", 64); ok {
+	if s, ok := str("account_number", MaxAccountNumberLength); ok {
 		m.AccountNumber = strings.TrimSpace(s)
 	}
-	if s, ok := str("origin", 32); ok {
+	if s, ok := str("origin", MaxCodeLength); ok {
 		m.Origin = strings.ToUpper(strings.TrimSpace(s))
 		if !slices.Contains(Origins, m.Origin) {
 			v.Add("origin", "must be one of "+strings.Join(Origins, ", "))

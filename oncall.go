@@ -61,13 +61,13 @@ func ReplayLimited(d RateDecision) *Error {
 
 // OnCallContact is someone a message is delivered to, in an escalation level of an account.
 type OnCallContact struct {
-	ID                   int64            `json:"id"`
-	AccountNumber        string           `json:"account_number"`
-	Name                 string           `json:"name"`
-	EscalationLevel      int              `json:"escalation_level"`
-	EscalateAfterMinutes int              `json:"escalate_after_minutes"`
-	DeliveryMethods      []DeliveryMethod `json:"delivery_methods"`
-	CreatedAt            Time             `json:"created_at"`
+	ID                   int64            `json:"id" jsonschema:"Integer id of the contact."`
+	AccountNumber        string           `json:"account_number" jsonschema:"Number of the account the contact is on call for."`
+	Name                 string           `json:"name" jsonschema:"Name of the contact; {{contact.name}} in merge variables."`
+	EscalationLevel      int              `json:"escalation_level" jsonschema:"Escalation level of the contact: a new message goes to the lowest level with contacts, and to the next one when it is not acknowledged in time."`
+	EscalateAfterMinutes int              `json:"escalate_after_minutes" jsonschema:"Minutes a message waits at this contact's level for an acknowledgement before it escalates to the next level (the shortest of the level's contacts counts)."`
+	DeliveryMethods      []DeliveryMethod `json:"delivery_methods" jsonschema:"How the contact is reached, oldest first."`
+	CreatedAt            Time             `json:"created_at" jsonschema:"When the contact was created."`
 
 	AccountID int64 `json:"-"`
 }
@@ -75,21 +75,21 @@ type OnCallContact struct {
 // DeliveryMethod is how a contact is reached. Secrets are write-only: responses say
 // whether they are set, never what they are.
 type DeliveryMethod struct {
-	ID               int64             `json:"id"`
-	Type             string            `json:"type"`
-	URL              string            `json:"url"`
-	PayloadType      string            `json:"payload_type"`
-	Data             []PayloadField    `json:"data"`
-	BasicAuth        *BasicAuthView    `json:"basic_auth"`
-	Headers          map[string]string `json:"headers"` // names only; values are write-only
-	SigningSecretSet bool              `json:"signing_secret_set"`
-	DisabledAt       *Time             `json:"disabled_at"`
-	DisabledReason   *string           `json:"disabled_reason"`
+	ID               int64             `json:"id" jsonschema:"Integer id of the method; delivery_method_id on its deliveries."`
+	Type             string            `json:"type" jsonschema:"Kind of method; external_api is the only one: an HTTP POST to url."`
+	URL              string            `json:"url" jsonschema:"Where the message is POSTed."`
+	PayloadType      string            `json:"payload_type" jsonschema:"Body format: JSON is a flat JSON object of field name to string value (Content-Type application/json); FORM is name=value pairs (application/x-www-form-urlencoded)."`
+	Data             []PayloadField    `json:"data" jsonschema:"The body's fields in order, as configured: values keep their merge variables."`
+	BasicAuth        *BasicAuthView    `json:"basic_auth" jsonschema:"Basic auth sent with each request, without its password; null when none."`
+	Headers          map[string]string `json:"headers" jsonschema:"Names of the custom headers sent with each request; the values are write-only and shown as \"[write-only]\". Empty object when none."` // names only; values are write-only
+	SigningSecretSet bool              `json:"signing_secret_set" jsonschema:"true when a signing secret is set: requests carry the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. The secret itself is write-only."`
+	DisabledAt       *Time             `json:"disabled_at" jsonschema:"When the method was disabled (its endpoint answered 410 Gone); it gets no new deliveries from then on. null while enabled."`
+	DisabledReason   *string           `json:"disabled_reason" jsonschema:"Why the method was disabled, e.g. \"the endpoint answered 410 Gone\"; null while enabled."`
 }
 
 // BasicAuthView shows a method's Basic auth without its password.
 type BasicAuthView struct {
-	Username string `json:"username"`
+	Username string `json:"username" jsonschema:"Basic auth username."`
 }
 
 // DeliveryMethodInput is a delivery method as configured, secrets included.
@@ -324,29 +324,40 @@ const (
 
 // DispatchDelivery is one message pushed to one delivery method, with every attempt.
 type DispatchDelivery struct {
-	ID              int64             `json:"id"`
-	UUID            string            `json:"uuid"`
-	MessageID       int64             `json:"message_id"`
-	ContactID       int64             `json:"contact_id"`
-	MethodID        int64             `json:"delivery_method_id"`
-	EscalationLevel int               `json:"escalation_level"`
-	URL             string            `json:"url"`
-	Status          string            `json:"status"`
-	NextAttemptAt   *Time             `json:"next_attempt_at"`
-	Warnings        []string          `json:"warnings"`
-	Attempts        []DispatchAttempt `json:"attempts"`
-	CreatedAt       Time              `json:"created_at"`
-	UpdatedAt       Time              `json:"updated_at"`
+	ID              int64             `json:"id" jsonschema:"Integer id of the delivery; the {id} of replayDispatchDelivery."`
+	UUID            string            `json:"uuid" jsonschema:"The Idempotency-Key (and, when signed, webhook-id) header of every attempt of this delivery, retries and replays included."`
+	MessageID       int64             `json:"message_id" jsonschema:"Id of the message delivered."`
+	ContactID       int64             `json:"contact_id" jsonschema:"Id of the on-call contact (it may since have been deleted)."`
+	MethodID        int64             `json:"delivery_method_id" jsonschema:"Id of the delivery method."`
+	EscalationLevel int               `json:"escalation_level" jsonschema:"Escalation level the message was at when this delivery was created."`
+	URL             string            `json:"url" jsonschema:"Where the delivery is POSTed."`
+	Status          string            `json:"status" jsonschema:"pending: waiting for its first attempt or a retry, or being sent right now. delivered: an attempt got a 2xx answer. failed: retries exhausted, an answer that is not retried (3xx, 4xx other than 408 and 429, 410 included), a refused destination, or its contact was deleted. A failed or delivered delivery can be replayed."`
+	NextAttemptAt   *Time             `json:"next_attempt_at" jsonschema:"While pending: when the next attempt is due (in the past while an attempt is in flight). null when delivered or failed."`
+	Warnings        []string          `json:"warnings" jsonschema:"Problems found when the body was rendered, e.g. a question the message has no answer to (the variable resolved to an empty string). Empty when none."`
+	Attempts        []DispatchAttempt `json:"attempts" jsonschema:"Every attempt, oldest first; empty before the first. A replay appends to it."`
+	CreatedAt       Time              `json:"created_at" jsonschema:"When the delivery was created (the message's creation, or its escalation to this level); the body was rendered then."`
+	UpdatedAt       Time              `json:"updated_at" jsonschema:"When the delivery last changed."`
 }
 
 // DispatchAttempt is one HTTP request of a delivery.
 type DispatchAttempt struct {
-	At              Time    `json:"at"`
-	HTTPStatus      *int    `json:"http_status"`
-	DurationMS      int64   `json:"duration_ms"`
-	Error           *string `json:"error"`
-	ResponseExcerpt *string `json:"response_excerpt"`
+	At              Time    `json:"at" jsonschema:"When the attempt ended."`
+	HTTPStatus      *int    `json:"http_status" jsonschema:"Status code of your endpoint's answer; null when none arrived (network error, time-out, refused destination)."`
+	DurationMS      int64   `json:"duration_ms" jsonschema:"How long the attempt took, in milliseconds (at most about 10000: the time-out)."`
+	Error           *string `json:"error" jsonschema:"Why no answer arrived: a category and the host of the configured URL, never an address it resolved to or the service's resolver: dns (\"dns: no such host hooks.example.com\"), connect (\"connect: refused by hooks.example.com\"), timeout (\"timeout after 10s waiting for hooks.example.com\"), tls, http, network, blocked (a private, loopback or reserved destination; not retried) or invalid (not retried). null when the endpoint answered, whatever the status."`
+	ResponseExcerpt *string `json:"response_excerpt" jsonschema:"The first 1 KiB of the answer's body, as UTF-8; null when there was no answer or its body was empty."`
 }
+
+// Page sizes of on-call contacts and of dispatch deliveries.
+const (
+	DefaultContactPageSize  = 20
+	MaxContactPageSize      = 100
+	DefaultDeliveryPageSize = 50
+	MaxDeliveryPageSize     = 200
+)
+
+// DispatchStatuses are the states of a dispatch delivery, the values of its status filter.
+var DispatchStatuses = []string{DispatchPending, DispatchDelivered, DispatchFailed}
 
 // DeliveryFilter asks for a page of deliveries.
 type DeliveryFilter struct {
@@ -374,10 +385,10 @@ func (f DeliveryFilter) Validate() (DeliveryQuery, error) {
 		}
 		q.MessageID = id
 	}
-	if f.Status != "" && !slices.Contains([]string{DispatchPending, DispatchDelivered, DispatchFailed}, f.Status) {
+	if f.Status != "" && !slices.Contains(DispatchStatuses, f.Status) {
 		v.Add("status", "must be pending, delivered or failed")
 	}
-	q.Paging = CheckPaging(&v, f.Page, f.PageSize, 50, 200)
+	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultDeliveryPageSize, MaxDeliveryPageSize)
 	return q, v.Err()
 }
 

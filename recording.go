@@ -13,16 +13,16 @@ import (
 
 // CallRecording is a recorded call with its call detail record (SERVICE.md §2.2).
 type CallRecording struct {
-	ID            int64   `json:"id"`
-	CallID        int64   `json:"call_id"`
-	CallSID       string  `json:"call_sid"`
-	AccountNumber string  `json:"account_number"`
-	DIDNumber     string  `json:"did_number"`
-	From          string  `json:"from"`
-	AgentUsername *string `json:"agent_username"`
-	StartedAt     Time    `json:"started_at"`
+	ID            int64   `json:"id" jsonschema:"Id of the call recording."`
+	CallID        int64   `json:"call_id" jsonschema:"Id of the recorded call."`
+	CallSID       string  `json:"call_sid" jsonschema:"Telephony provider's id of the call."`
+	AccountNumber string  `json:"account_number" jsonschema:"Number of the account the call belongs to."`
+	DIDNumber     string  `json:"did_number" jsonschema:"Phone number (DID) the call came in on."`
+	From          string  `json:"from" jsonschema:"Caller's number."`
+	AgentUsername *string `json:"agent_username" jsonschema:"Username of the agent who took the call."`
+	StartedAt     Time    `json:"started_at" jsonschema:"When the call started."`
 	// Recording is a signed, expiring URL of the audio, or nil once the audio is past retention.
-	Recording *string `json:"recording"`
+	Recording *string `json:"recording" jsonschema:"Signed, expiring URL of the audio file, of the form {base_url}/recordings/{id}/audio?expires=...&signature=... (HMAC-SHA256). It is valid for 15 minutes from the time of this response and needs no Authorization header; fetch the recording again for a fresh link. The audio endpoint supports Range requests. null once the audio is past retention (31 days)."`
 	CDR       CDR     `json:"cdr"`
 
 	// AccountID and HasAudio are for the services, not the API.
@@ -32,35 +32,35 @@ type CallRecording struct {
 
 // CDR is a call detail record.
 type CDR struct {
-	ID                int64   `json:"id"`
-	UniqueCallID      int64   `json:"unique_call_id"`
-	AgentID           *int64  `json:"agent_id"`
-	OriginalCallID    *int64  `json:"original_call_id"`
-	CallType          string  `json:"call_type"`
-	StartClient       *string `json:"start_client"`
-	EndClient         *string `json:"end_client"`
-	CallerID          string  `json:"callerid"`
-	NumberDialed      string  `json:"number_dialed"`
-	DID               string  `json:"did"`
-	AgentName         *string `json:"agent_name"`
-	SkillName         *string `json:"skill_name"`
-	SkillID           *string `json:"skill_id"`
-	WhoHungUp         *string `json:"who_hung_up"`
-	ConnectionSec     int64   `json:"connection_sec"`
-	IVRSec            int64   `json:"ivr_sec"`
-	WaitSec           int64   `json:"wait_sec"`
-	TalkSec           int64   `json:"talk_sec"`
-	HoldSec           int64   `json:"hold_sec"`
-	TransferSec       int64   `json:"transfer_sec"`
-	WrapSec           int64   `json:"wrap_sec"`
-	ConferenceSec     int64   `json:"conference_sec"`
-	ConferenceTalkSec int64   `json:"conference_talk_sec"`
-	StartTime         Time    `json:"start_time"`
-	AgentAnswerTime   *Time   `json:"agent_answer_time"`
-	EndTime           *Time   `json:"end_time"`
-	HangUpTime        *Time   `json:"hang_up_time"`
-	CallCreatedAt     Time    `json:"call_created_at"`
-	IsOrphaned        bool    `json:"is_orphaned"`
+	ID                int64   `json:"id" jsonschema:"Id of the call detail record."`
+	UniqueCallID      int64   `json:"unique_call_id" jsonschema:"Unique id of the call in the telephony system."`
+	AgentID           *int64  `json:"agent_id" jsonschema:"Id of the agent who answered."`
+	OriginalCallID    *int64  `json:"original_call_id" jsonschema:"Id of the original call, for transferred calls."`
+	CallType          string  `json:"call_type" jsonschema:"Kind of call."`
+	StartClient       *string `json:"start_client" jsonschema:"Client the call started on."`
+	EndClient         *string `json:"end_client" jsonschema:"Client the call ended on."`
+	CallerID          string  `json:"callerid" jsonschema:"Caller ID."`
+	NumberDialed      string  `json:"number_dialed" jsonschema:"Number the caller dialed."`
+	DID               string  `json:"did" jsonschema:"DID (phone number) the call came in on."`
+	AgentName         *string `json:"agent_name" jsonschema:"Name of the agent who answered."`
+	SkillName         *string `json:"skill_name" jsonschema:"Name of the skill (queue) that handled the call."`
+	SkillID           *string `json:"skill_id" jsonschema:"Id of the skill."`
+	WhoHungUp         *string `json:"who_hung_up" jsonschema:"Which party ended the call."`
+	ConnectionSec     int64   `json:"connection_sec" jsonschema:"Seconds to connect."`
+	IVRSec            int64   `json:"ivr_sec" jsonschema:"Seconds spent in the IVR."`
+	WaitSec           int64   `json:"wait_sec" jsonschema:"Seconds waiting in queue."`
+	TalkSec           int64   `json:"talk_sec" jsonschema:"Seconds talking."`
+	HoldSec           int64   `json:"hold_sec" jsonschema:"Seconds on hold."`
+	TransferSec       int64   `json:"transfer_sec" jsonschema:"Seconds in transfer."`
+	WrapSec           int64   `json:"wrap_sec" jsonschema:"Seconds of agent wrap-up."`
+	ConferenceSec     int64   `json:"conference_sec" jsonschema:"Seconds in conference."`
+	ConferenceTalkSec int64   `json:"conference_talk_sec" jsonschema:"Seconds talking in conference."`
+	StartTime         Time    `json:"start_time" jsonschema:"When the call started."`
+	AgentAnswerTime   *Time   `json:"agent_answer_time" jsonschema:"When an agent answered."`
+	EndTime           *Time   `json:"end_time" jsonschema:"When the call ended."`
+	HangUpTime        *Time   `json:"hang_up_time" jsonschema:"When the call was hung up."`
+	CallCreatedAt     Time    `json:"call_created_at" jsonschema:"When the call record was created."`
+	IsOrphaned        bool    `json:"is_orphaned" jsonschema:"Whether the call lost its agent or queue."`
 }
 
 // RecordingFilter is a request for one page of call recordings, as the caller gave it.

@@ -28,27 +28,27 @@ const FeatureAIOutboundCall = "ai-outbound-call"
 
 // ToDo is a scheduled outbound task (SERVICE.md §2.3, CONTRACT §1.6).
 type ToDo struct {
-	ID                            int64         `json:"id"`
-	AccountNumber                 string        `json:"account_number"`
-	Name                          string        `json:"name"`
-	PhoneID                       *int64        `json:"phone_id"`
-	DeliveryType                  string        `json:"delivery_type"`
-	Contact                       *string       `json:"contact"`
-	MessageText                   *string       `json:"message_text"`
-	Instructions                  *string       `json:"instructions"`
-	From                          *string       `json:"from"`
-	FromEmail                     *string       `json:"from_email"`
-	SenderName                    *string       `json:"sender_name"`
-	Subject                       *string       `json:"subject"`
-	ProviderAuthenticatedDomainID *int64        `json:"provider_authenticated_domain_id"`
-	AIAssistantID                 *string       `json:"ai_assistant_id"`
-	Times                         []string      `json:"times"`
-	IsSending                     bool          `json:"is_sending"`
-	State                         string        `json:"state"`
-	CreatedAt                     Time          `json:"created_at"`
-	UpdatedAt                     Time          `json:"updated_at"`
+	ID                            int64         `json:"id" jsonschema:"Integer id of the To Do."`
+	AccountNumber                 string        `json:"account_number" jsonschema:"Number of the account the To Do runs against (the account_number it was created with)."`
+	Name                          string        `json:"name" jsonschema:"Label of the To Do. Defaults to the creation timestamp (ISO 8601, UTC) when none was given. The subject of an email To Do without subject."`
+	PhoneID                       *int64        `json:"phone_id" jsonschema:"Id of the account's phone number the To Do runs against: the from number of an sms, the number with the AI assistant of an ai_outbound_call, otherwise the account's main (first) number. Outbound calls show it as caller ID unless the service sets one. null when the account has no number."`
+	DeliveryType                  string        `json:"delivery_type" jsonschema:"How the To Do is delivered: sms, email, a phone call (call: the instructions are read to contact, or handled by a live agent when there is no contact), or a call placed by the account's AI assistant (ai_outbound_call). Always lower case."`
+	Contact                       *string       `json:"contact" jsonschema:"Recipient: a phone number in E.164 (sms, call, ai_outbound_call) or an email address (email). null for a call task without a number."`
+	MessageText                   *string       `json:"message_text" jsonschema:"Body of the SMS or email."`
+	Instructions                  *string       `json:"instructions" jsonschema:"What the agent or AI assistant says on the call (call, ai_outbound_call)."`
+	From                          *string       `json:"from" jsonschema:"Sending number of an sms, as stored: a leading +1 is stripped (+15555550100 is shown as 5555550100). null for other delivery types."`
+	FromEmail                     *string       `json:"from_email" jsonschema:"Sending address of an email, in lower case."`
+	SenderName                    *string       `json:"sender_name" jsonschema:"Display name of the email's sender."`
+	Subject                       *string       `json:"subject" jsonschema:"Subject line of the email; when null the email goes out with the To Do's name as subject."`
+	ProviderAuthenticatedDomainID *int64        `json:"provider_authenticated_domain_id" jsonschema:"Id of the account's authenticated sending domain that from_email is on (email only)."`
+	AIAssistantID                 *string       `json:"ai_assistant_id" jsonschema:"Id of the AI assistant that places the call (ai_outbound_call only)."`
+	Times                         []string      `json:"times" jsonschema:"The schedule's times, HH:MM in the account's time zone; the same as schedule.times. Empty for an immediately To Do."`
+	IsSending                     bool          `json:"is_sending" jsonschema:"true while an occurrence of the To Do is being delivered (in flight to the provider); false otherwise."`
+	State                         string        `json:"state" jsonschema:"Where the To Do is in its lifecycle: active (it has a next occurrence, or one is being sent), paused (nothing is sent until resumed; next_occurrence is null), completed (nothing left: a one-off that was sent, a recurrence that ended) or cancelled (stopped for good; still readable)."`
+	CreatedAt                     Time          `json:"created_at" jsonschema:"When the To Do was created."`
+	UpdatedAt                     Time          `json:"updated_at" jsonschema:"When the To Do last changed, its delivery state included."`
 	Schedule                      ToDoSchedule  `json:"schedule"`
-	LastDelivery                  *LastDelivery `json:"last_delivery"`
+	LastDelivery                  *LastDelivery `json:"last_delivery" jsonschema:"Outcome of the latest delivery attempt: null until the first attempt."`
 
 	AccountID   int64  `json:"-"`
 	AccountName string `json:"-"`
@@ -68,19 +68,19 @@ type Occurrence struct {
 
 // ToDoSchedule is the schedule object of a To Do.
 type ToDoSchedule struct {
-	ID                 int64          `json:"id"`
-	SchedulableID      int64          `json:"schedulable_id"`
-	SchedulableType    string         `json:"schedulable_type"`
-	Rule               map[string]any `json:"rule"`
-	Times              []string       `json:"times"`
-	PreviousOccurrence *Time          `json:"previous_occurrence"`
-	NextOccurrence     *Time          `json:"next_occurrence"`
+	ID                 int64          `json:"id" jsonschema:"Id of the schedule."`
+	SchedulableID      int64          `json:"schedulable_id" jsonschema:"Id of the To Do the schedule belongs to."`
+	SchedulableType    string         `json:"schedulable_type" jsonschema:"Kind of object the schedule belongs to: always ToDo here."`
+	Rule               map[string]any `json:"rule" jsonschema:"The stored schedule, a free-form object in one of three shapes. immediately: {rule, tz}. today: {rule, tz, date, times}, date being the account's calendar day of creation. Recurring: {rrule, tz, dtstart, frequency, interval, days, times, until, count, skip_dates}, rrule being RFC 5545 RRULE values, one per line (one per distinct minute of times), evaluated in tz from dtstart (local midnight of the day of creation); days is present only for weekly and monthly schedules. Read it for display; next_occurrence already applies it."`
+	Times              []string       `json:"times" jsonschema:"Times HH:MM in the account's time zone, as given on create (normalized to two-digit hours). Empty for immediately."`
+	PreviousOccurrence *Time          `json:"previous_occurrence" jsonschema:"Scheduled time of the latest occurrence that came due (UTC); null before the first. See last_delivery for how its delivery went."`
+	NextOccurrence     *Time          `json:"next_occurrence" jsonschema:"When the To Do is next sent (UTC); null once no occurrence is left (an immediately or today To Do after its last one came due)."`
 	// Upcoming are the next UpcomingOccurrences occurrences from next_occurrence on,
 	// computed in the schedule's time zone; empty when nothing is due (paused, cancelled,
 	// completed).
-	Upcoming  []Time `json:"upcoming"`
-	CreatedAt Time   `json:"created_at"`
-	UpdatedAt Time   `json:"updated_at"`
+	Upcoming  []Time `json:"upcoming" jsonschema:"The next five occurrences from next_occurrence on (fewer when the schedule ends sooner), computed in the schedule's time zone and written in UTC; empty when the To Do is not active."`
+	CreatedAt Time   `json:"created_at" jsonschema:"When the schedule was created (with its To Do)."`
+	UpdatedAt Time   `json:"updated_at" jsonschema:"When the schedule last advanced."`
 }
 
 // To Do states (CONTRACT §1.7).
@@ -118,10 +118,10 @@ const (
 
 // LastDelivery is the outcome of a To Do's latest delivery attempt.
 type LastDelivery struct {
-	Status  string  `json:"status"`
-	Channel string  `json:"channel"`
-	At      Time    `json:"at"`
-	Error   *string `json:"error"`
+	Status  string  `json:"status" jsonschema:"sent: the provider accepted the SMS, email or call. failed: the attempt failed; after a temporary error it is retried, and the retry's outcome replaces this one. skipped: the occurrence was missed while the service was not running (of several missed occurrences only the latest is sent)."`
+	Channel string  `json:"channel" jsonschema:"How it was delivered: smtp (email), twilio (SMS and calls over a Twilio-compatible API) or outbox (no provider is configured for this kind of delivery, or a call task without a number: the delivery is recorded for an agent instead of sent)."`
+	At      Time    `json:"at" jsonschema:"When the attempt ended (for skipped: when the miss was recorded)."`
+	Error   *string `json:"error" jsonschema:"Why the attempt failed or was skipped (up to 2000 bytes); null when it was sent."`
 }
 
 // ToDo list limits.
@@ -153,6 +153,12 @@ const (
 	MaxEmailBodyLength    = 100_000
 	MaxInstructionsLength = 4000
 	MaxSubjectLength      = 998
+
+	MaxAccountNumberLength = 64  // characters of an account number given as input
+	MaxPhoneLength         = 32  // characters of a phone number given as input
+	MaxAddressLength       = 320 // characters of an email address or a contact given as input
+	MaxSenderNameLength    = 200
+	MaxCodeLength          = 32 // characters of an enumerated value given as input (delivery_type, origin)
 )
 
 // ParseToDoCreate reads the flat body of a create request. Every field is type-checked,
@@ -186,15 +192,15 @@ func parseToDoFields(raw map[string]json.RawMessage, scheduleRequired bool) (*To
 		return strings.TrimSpace(s)
 	}
 	t := &ToDoCreate{
-		AccountNumber: str("account_number", 64),
-		DeliveryType:  strings.ToLower(str("delivery_type", 32)),
+		AccountNumber: str("account_number", MaxAccountNumberLength),
+		DeliveryType:  strings.ToLower(str("delivery_type", MaxCodeLength)),
 		Name:          str("name", MaxToDoNameLength),
-		Contact:       str("contact", 320),
+		Contact:       str("contact", MaxAddressLength),
 		MessageText:   str("message_text", MaxEmailBodyLength),
 		Instructions:  str("instructions", MaxInstructionsLength),
-		From:          str("from", 32),
-		FromEmail:     strings.ToLower(str("from_email", 320)),
-		SenderName:    str("sender_name", 200),
+		From:          str("from", MaxPhoneLength),
+		FromEmail:     strings.ToLower(str("from_email", MaxAddressLength)),
+		SenderName:    str("sender_name", MaxSenderNameLength),
 		SubjectLine:   str("subject", MaxSubjectLength),
 	}
 	if t.AccountNumber == "" && !v.Has("account_number") {

@@ -128,15 +128,15 @@ func (p *ToDoPatch) Merge(t *ToDo) (*ToDoCreate, error) {
 // ToDoDelivery is one occurrence of a To Do and its delivery attempts
 // (GET /api/v2/to-dos/{id}/deliveries).
 type ToDoDelivery struct {
-	ID           int64 `json:"id"`
-	ScheduledFor Time  `json:"scheduled_for"`
+	ID           int64 `json:"id" jsonschema:"Id of the occurrence."`
+	ScheduledFor Time  `json:"scheduled_for" jsonschema:"When the occurrence was scheduled (UTC)."`
 	// Status is pending (waiting, or waiting for a retry), sending, sent, failed or skipped
 	// (missed while the service was down, or dropped by a pause, cancel or schedule change).
-	Status string `json:"status"`
+	Status string `json:"status" jsonschema:"pending (waiting, or waiting for a retry), sending (claimed by the scheduler), sent, failed, skipped (missed while the service was down, or dropped by a pause, cancel or schedule change)."`
 	// Channel is the channel of the latest attempt; null before the first.
-	Channel  *string       `json:"channel"`
-	Error    *string       `json:"error"`
-	Attempts []ToDoAttempt `json:"attempts"`
+	Channel  *string       `json:"channel" jsonschema:"Channel of the latest attempt; null before the first."`
+	Error    *string       `json:"error" jsonschema:"Why it failed or was skipped; null otherwise."`
+	Attempts []ToDoAttempt `json:"attempts" jsonschema:"Every delivery attempt, oldest first."`
 }
 
 // Occurrence statuses shown by ToDoDelivery.
@@ -154,9 +154,9 @@ var OccurrenceStatuses = []string{OccurrencePending, OccurrenceSending, Occurren
 // ToDoAttempt is one delivery attempt of an occurrence. A failed attempt that was retried
 // shows as failed, as in last_delivery.
 type ToDoAttempt struct {
-	At     Time    `json:"at"`
-	Status string  `json:"status"`
-	Error  *string `json:"error"`
+	At     Time    `json:"at" jsonschema:"When the attempt ended."`
+	Status string  `json:"status" jsonschema:"sent, failed (a failed attempt that was retried is failed too) or skipped."`
+	Error  *string `json:"error" jsonschema:"The provider's error; null when sent."`
 }
 
 // To Do delivery list limits.

@@ -8,10 +8,10 @@ import (
 
 // Account is a customer account of the answering service.
 type Account struct {
-	ID       int64  `json:"id"`
-	Number   string `json:"number"`
+	ID       int64  `json:"id" jsonschema:"Account id, as in a message's account_id."`
+	Number   string `json:"number" jsonschema:"Account number, as in account_number of a To Do or an on-call contact."`
 	Name     string `json:"name"`
-	TimeZone string `json:"time_zone"`
+	TimeZone string `json:"time_zone" jsonschema:"IANA time zone; schedule times of the account's To Dos are in it."`
 }
 
 // User is a person who signs in and owns API tokens.

@@ -20,6 +20,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/answerdesk/answerdesk"
 )
 
 //go:embed all:data
@@ -46,18 +48,18 @@ func Embedded() fs.FS {
 	return sub
 }
 
-// Page types.
+// Page types (the domain's, answerdesk.PageTypes).
 const (
-	TypeService  = "service"
-	TypeIndustry = "industry"
-	TypeLocation = "location"
-	TypeBlog     = "blog"
-	TypePage     = "page"
-	TypeDocs     = "docs"
+	TypeService  = answerdesk.PageService
+	TypeIndustry = answerdesk.PageIndustry
+	TypeLocation = answerdesk.PageLocation
+	TypeBlog     = answerdesk.PageBlog
+	TypePage     = answerdesk.PagePage
+	TypeDocs     = answerdesk.PageDocs
 )
 
 // Types lists every page type, the values of the search type filter.
-var Types = []string{TypeService, TypeIndustry, TypeLocation, TypeBlog, TypePage, TypeDocs}
+var Types = answerdesk.PageTypes
 
 // sections maps a directory of the content tree to its URL section and page type.
 var sections = map[string]struct{ section, typ string }{

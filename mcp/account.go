@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/answerdesk/answerdesk/internal/schema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -248,51 +247,26 @@ func writes(title string, idempotent bool) []mcpgo.ToolOption {
 	}
 }
 
-// One result's shapes, for the output schemas.
+// One result's shapes, for the output schemas: the customer API's envelopes.
 type (
-	oneOf[T any] struct {
-		Data T `json:"data"`
-	}
-	allOf[T any] struct {
-		Data []T `json:"data"`
-	}
-	pageOf[T any] struct {
-		Data []T                 `json:"data"`
-		Meta answerdesk.PageMeta `json:"meta"`
-	}
+	oneOf[T any]  = schema.One[T]
+	allOf[T any]  = schema.All[T]
+	pageOf[T any] = schema.Page[T]
 )
-
-// accountSchemas are the schemas of the domain types whose JSON is not their Go shape.
-var accountSchemas = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
-		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
-	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
-	reflect.TypeFor[answerdesk.PageMeta](): {
-		Type: "object", Description: "Where this page is in the whole list.",
-		Properties: map[string]*jsonschema.Schema{
-			"page":        {Type: "integer", Description: "This page's number, from 1."},
-			"page_size":   {Type: "integer", Description: "Items per page."},
-			"total":       {Type: "integer", Description: "Items in the whole filtered list."},
-			"total_pages": {Type: "integer", Description: "Pages in the whole list; absent for a sample."},
-		},
-		Required:             []string{"page", "page_size", "total"},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	},
-}
 
 // accountOutput is the output schema of result type T (oneOf, allOf or pageOf a domain
 // type), with data described by dataDesc. The domain types' JSON is the customer API's,
-// so the schema is generated with accountSchemas for the types that encode themselves.
+// and so is the schema: the reflection the OpenAPI document's components come from.
 func accountOutput[T any](dataDesc string) mcpgo.ToolOption {
-	schema, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: accountSchemas})
+	sch, err := schema.For[T]()
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err)) // a programming error, caught by every test
 	}
-	schema.Properties["data"].Description = dataDesc
-	if d := schema.Properties["data"]; d.Types != nil { // lists are never null
+	sch.Properties["data"].Description = dataDesc
+	if d := sch.Properties["data"]; d.Types != nil { // lists are never null
 		d.Type, d.Types = "array", nil
 	}
-	raw, err := json.Marshal(schema)
+	raw, err := json.Marshal(sch)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
 	}
@@ -457,7 +431,7 @@ func (a *accountTools) createMessage() server.ServerTool {
 	opts := append(writes("Create a message", false),
 		mcpgo.WithString("content", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(answerdesk.MaxContentLength),
 			mcpgo.Description("The message itself, e.g. \"Mrs. Diaz called about a leaking water heater; please call back today.\"")),
-		mcpgo.WithString("account_number", mcpgo.MaxLength(64),
+		mcpgo.WithString("account_number", mcpgo.MaxLength(answerdesk.MaxAccountNumberLength),
 			mcpgo.Description("The number of the account the message is for, e.g. 1001. Required unless you are a member of exactly one account.")),
 		mcpgo.WithString("origin", mcpgo.Enum(answerdesk.Origins...),
 			mcpgo.Description("The channel the message came in on; default API (AI_CALL when from_ai_assistant is true).")),
@@ -646,24 +620,24 @@ func (a *accountTools) listToDos() server.ServerTool {
 func (a *accountTools) createToDo() server.ServerTool {
 	// Open world: a To Do sends SMS, email and calls to people outside answerdesk.
 	opts := append(writes("Create a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true),
-		mcpgo.WithString("account_number", mcpgo.Required(), mcpgo.MaxLength(64),
+		mcpgo.WithString("account_number", mcpgo.Required(), mcpgo.MaxLength(answerdesk.MaxAccountNumberLength),
 			mcpgo.Description("The number of the account the To Do runs for, e.g. 1001; you must be a member of it.")),
 		mcpgo.WithString("delivery_type", mcpgo.Required(), mcpgo.Enum(answerdesk.DeliveryTypes...),
 			mcpgo.Description("How to deliver it: sms (needs from, contact, message_text), email (needs contact, message_text, from_email), call (needs instructions: an agent calls), ai_outbound_call (needs contact, instructions; only where the server enables it).")),
 		mcpgo.WithObject("schedule", mcpgo.Required(), mcpgo.AdditionalProperties(false),
 			mcpgo.Description(scheduleArgDescription), mcpgo.Properties(scheduleArgProperties)),
 		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A name for the To Do; default its creation time.")),
-		mcpgo.WithString("contact", mcpgo.MaxLength(320),
+		mcpgo.WithString("contact", mcpgo.MaxLength(answerdesk.MaxAddressLength),
 			mcpgo.Description("Who receives it: a phone number (e.g. +15555550123) for sms and ai_outbound_call, an email address for email.")),
 		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
 			mcpgo.Description(fmt.Sprintf("The text of an sms (at most %d characters) or the body of an email.", answerdesk.MaxSMSLength))),
 		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength),
 			mcpgo.Description("For call and ai_outbound_call: what the agent or AI assistant says or does.")),
-		mcpgo.WithString("from", mcpgo.MaxLength(32),
+		mcpgo.WithString("from", mcpgo.MaxLength(answerdesk.MaxPhoneLength),
 			mcpgo.Description("For sms: an SMS-enabled number of the account to send from, e.g. +15550101001 (a leading +1 is stripped).")),
-		mcpgo.WithString("from_email", mcpgo.MaxLength(320),
+		mcpgo.WithString("from_email", mcpgo.MaxLength(answerdesk.MaxAddressLength),
 			mcpgo.Description("For email: the sender address; its domain must be an authenticated sending domain of the account, and it must not be blacklisted.")),
-		mcpgo.WithString("sender_name", mcpgo.MaxLength(200), mcpgo.Description("For email: the sender's display name.")),
+		mcpgo.WithString("sender_name", mcpgo.MaxLength(answerdesk.MaxSenderNameLength), mcpgo.Description("For email: the sender's display name.")),
 		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("For email: the subject line.")),
 		accountOutput[oneOf[answerdesk.ToDo]]("The new To Do with its schedule (next_occurrence is when it is delivered first)."))
 	tool := toolDef("create_to_do",
@@ -747,13 +721,13 @@ func (a *accountTools) updateToDo() server.ServerTool {
 			mcpgo.Description("A new schedule, replacing the old one from now on (same forms as create_to_do). "+scheduleArgDescription),
 			mcpgo.Properties(scheduleArgProperties)),
 		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A new name.")),
-		mcpgo.WithString("contact", mcpgo.MaxLength(320), mcpgo.Description("A new recipient: a phone number for sms, call and ai_outbound_call, an email address for email.")),
+		mcpgo.WithString("contact", mcpgo.MaxLength(answerdesk.MaxAddressLength), mcpgo.Description("A new recipient: a phone number for sms, call and ai_outbound_call, an email address for email.")),
 		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
 			mcpgo.Description(fmt.Sprintf("New text of an sms (at most %d characters) or body of an email.", answerdesk.MaxSMSLength))),
 		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength), mcpgo.Description("New instructions of a call or ai_outbound_call.")),
-		mcpgo.WithString("from", mcpgo.MaxLength(32), mcpgo.Description("sms: another SMS-enabled number of the account to send from.")),
-		mcpgo.WithString("from_email", mcpgo.MaxLength(320), mcpgo.Description("email: another sender address on an authenticated sending domain of the account.")),
-		mcpgo.WithString("sender_name", mcpgo.MaxLength(200), mcpgo.Description("email: a new sender display name.")),
+		mcpgo.WithString("from", mcpgo.MaxLength(answerdesk.MaxPhoneLength), mcpgo.Description("sms: another SMS-enabled number of the account to send from.")),
+		mcpgo.WithString("from_email", mcpgo.MaxLength(answerdesk.MaxAddressLength), mcpgo.Description("email: another sender address on an authenticated sending domain of the account.")),
+		mcpgo.WithString("sender_name", mcpgo.MaxLength(answerdesk.MaxSenderNameLength), mcpgo.Description("email: a new sender display name.")),
 		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("email: a new subject line.")),
 		accountOutput[oneOf[answerdesk.ToDo]]("The To Do as it is now."))
 	tool := toolDef("update_to_do",

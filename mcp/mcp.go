@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/internal/schema"
 	"github.com/answerdesk/answerdesk/search"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -102,7 +104,6 @@ func (c Config) base() string {
 const (
 	maxBodyBytes    = 1 << 20          // a JSON-RPC request body
 	sessionIdleTTL  = 30 * time.Minute // per-session state is dropped after this long idle
-	maxQueryLength  = 200              // search words, as the public API
 	maxQuestionLen  = 1000             // askQuestion
 	maxLocatorBytes = 2048             // read_page url, getPage path or url
 )
@@ -407,33 +408,26 @@ func readOnly(title string) []mcpgo.ToolOption {
 	}
 }
 
-// outputSchema is the output schema of T (mcp-go generates it from the struct, with the
-// jsonschema tags as descriptions). Slices are never null in results, so their schema is
-// "array" rather than the generator's ["null", "array"].
+// outputSchema is the output schema of T, from the reflection the OpenAPI documents'
+// components come from (internal/schema), with the jsonschema tags as descriptions. Slices
+// are never null in results, so their schema is "array" rather than ["null", "array"].
 func outputSchema[T any]() mcpgo.ToolOption {
-	gen := mcpgo.WithOutputSchema[T]()
+	s, err := schema.For[T]()
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err)) // a programming error, caught by every test
+	}
+	for _, p := range s.Properties {
+		schema.NonNullArrays(p)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
+	}
 	return func(t *mcpgo.Tool) {
-		gen(t)
-		for _, p := range t.OutputSchema.Properties {
-			nonNullArrays(p)
-		}
+		_ = json.Unmarshal(raw, &t.OutputSchema) // marshalled just above
+		t.OutputSchema.Type = "object"
+		t.OutputSchema.PropertyOrder = nil
 	}
-}
-
-func nonNullArrays(v any) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return
-	}
-	if ts, ok := m["type"].([]any); ok && len(ts) == 2 && slices.Contains(ts, any("null")) && slices.Contains(ts, any("array")) {
-		m["type"] = "array"
-	}
-	if props, ok := m["properties"].(map[string]any); ok {
-		for _, p := range props {
-			nonNullArrays(p)
-		}
-	}
-	nonNullArrays(m["items"])
 }
 
 func toolDef(name, description string, opts ...mcpgo.ToolOption) mcpgo.Tool {
@@ -527,6 +521,12 @@ func (a args) str(name string, maxLen int) (string, error) {
 		return "", invalidArg(name, fmt.Sprintf("is %d bytes long, over the limit of %d", len(s), maxLen), "Shorten "+name+".")
 	}
 	return s, nil
+}
+
+// text returns a string argument ("" when absent or null), trimmed, for a domain rule to
+// check (its length included); the request body's limit bounds it meanwhile.
+func (a args) text(name string) (string, error) {
+	return a.str(name, maxBodyBytes)
 }
 
 // integer returns an integer argument in lo..hi, def when absent or null. A whole number

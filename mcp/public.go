@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"slices"
+	"math"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
@@ -188,13 +188,13 @@ func money(v float64) string {
 
 func (p *publicTools) searchSite() server.ServerTool {
 	opts := append(readOnly("Search the site"),
-		mcpgo.WithString("query", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxQueryLength),
+		mcpgo.WithString("query", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(answerdesk.MaxSearchQuery),
 			mcpgo.Description("The words to search for, e.g. \"after hours answering\". Every word must match (one typo per word of 4+ letters is tolerated; the last word also matches as a prefix). At most 200 characters.")),
-		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(search.MaxLimit), mcpgo.DefaultNumber(search.DefaultLimit),
+		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(answerdesk.MaxSearchLimit), mcpgo.DefaultNumber(answerdesk.DefaultSearchLimit),
 			mcpgo.Description("Results per page, 1 to 50; default 10.")),
 		mcpgo.WithString("cursor",
 			mcpgo.Description("The nextCursor of the previous result, to get the next page. Use it with the same query, type and limit; leave it out for the first page.")),
-		mcpgo.WithString("type", mcpgo.Enum(content.Types...),
+		mcpgo.WithString("type", mcpgo.Enum(answerdesk.PageTypes...),
 			mcpgo.Description("Only pages of this type: service, industry, location, blog, page or docs. With docs, the results are documentation sections (any word may match; the URL carries the section's #anchor), ranked as the docs server's searchDocumentation ranks them. Leave it out for every type.")),
 		outputSchema[public.Search]())
 	tool := toolDef("search_site",
@@ -225,38 +225,39 @@ func (p *publicTools) search(ctx context.Context, req mcpgo.CallToolRequest) (pu
 	if err != nil {
 		return public.Search{}, err
 	}
-	q, err := a.str("query", maxQueryLength)
-	if err != nil {
+	in := answerdesk.SearchInput{}
+	if in.Query, err = a.text("query"); err != nil {
 		return public.Search{}, err
 	}
-	if q == "" {
-		return public.Search{}, invalidArg("query", "is required", "Pass the words to search for, e.g. {\"query\": \"after hours\"}.")
-	}
-	limit, err := a.integer("limit", 1, search.MaxLimit, search.DefaultLimit)
-	if err != nil {
+	if in.Cursor, err = a.text("cursor"); err != nil {
 		return public.Search{}, err
 	}
-	cursor, err := a.str("cursor", 1024)
-	if err != nil {
+	if in.Type, err = a.text("type"); err != nil {
 		return public.Search{}, err
 	}
-	typ, err := a.str("type", 20)
+	if a.m["limit"] != nil {
+		// Anything but a whole number is -1, which the rule refuses in its own words.
+		n, err := a.integer("limit", math.MinInt32, math.MaxInt32, -1)
+		if err != nil {
+			n = -1
+		}
+		in.Limit = &n
+	}
+	ss, err := answerdesk.ParseSearch(in)
+	if e := (*answerdesk.Error)(nil); errors.As(err, &e) && len(e.Fields) == 1 {
+		return public.Search{}, invalidArg(e.Fields[0].Field, e.Fields[0].Message, e.Hint) // as every tool words it
+	}
 	if err != nil {
 		return public.Search{}, err
-	}
-	typ = strings.ToLower(typ)
-	if typ != "" && !slices.Contains(content.Types, typ) {
-		return public.Search{}, invalidArg("type", fmt.Sprintf("%q is not a page type", typ),
-			"Pass one of "+strings.Join(content.Types, ", ")+", or leave type out for every type.")
 	}
 	if p.cfg.Index == nil {
 		return public.Search{}, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "search is not available on this server", Hint: "Use list_services or read_page instead."}
 	}
-	page, err := p.cfg.Index.Search(ctx, search.Query{Q: q, Limit: limit, Cursor: cursor, Type: typ})
+	page, err := p.cfg.Index.Search(ctx, search.Query{Q: ss.Query, Limit: ss.Limit, Cursor: ss.Cursor, Type: ss.Type})
 	if err != nil {
 		return public.Search{}, err
 	}
-	out := public.SearchOf(q, page, p.base)
+	out := public.SearchOf(ss.Query, page, p.base)
 	return out, nil
 }
 

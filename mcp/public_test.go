@@ -153,7 +153,7 @@ func TestPublicServer(t *testing.T) {
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "x", "limit": 2.5}), "limit", "whole number")
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "x", "type": "movie"}), "type", "service, industry")
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "answering", "cursor": "bogus"}), "cursor", "without cursor")
-		wantToolError(t, call(t, c, "search_site", map[string]any{"query": strings.Repeat("a", 201)}), "query", "limit of 200")
+		wantToolError(t, call(t, c, "search_site", map[string]any{"query": strings.Repeat("a", 201)}), "query", "at most 200 characters")
 	})
 
 	t.Run("read_page_by_path_and_url", func(t *testing.T) {

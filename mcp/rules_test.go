@@ -1,11 +1,22 @@
 package mcp_test
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/answerdesk/answerdesk/mcp"
+	"github.com/answerdesk/answerdesk/rest"
 )
 
 // TestSameEmailVerdicts: an email address is one rule (answerdesk.IsEmailAddress), so every
@@ -66,4 +77,98 @@ func TestSameEmailVerdicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSameSearchVerdicts: a site search is one rule (answerdesk.ParseSearch), so
+// GET /api/v1/search and the search_site tool accept or refuse the same input alike. Both
+// are served by one router (REST's, with the public MCP server mounted as the app mounts
+// it), and the tool is called by an mcp-go client over Streamable HTTP.
+func TestSameSearchVerdicts(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	cfg := mcp.TestConfig(t, base)
+	h := mcp.Handler(mcp.NewPublicServer(cfg), "/mcp/public", cfg)
+	rs := &rest.Server{Site: cfg.Site, Search: cfg.Index, BaseURL: base, Logger: cfg.Logger,
+		MCP: map[string]http.Handler{"/mcp/public": h}}
+	srv.Config.Handler = rs.Handler()
+	srv.Start()
+	t.Cleanup(func() {
+		_ = h.(interface{ Shutdown(context.Context) error }).Shutdown(context.Background())
+		srv.Close()
+	})
+	c := connectPublic(t, base+"/mcp/public")
+
+	cjk150 := strings.Repeat("電話応対", 37) + "受付" // 150 runes, 450 bytes
+	for _, tc := range []struct {
+		name  string
+		query string
+		limit any // nil: not given
+		typ   string
+		ok    bool
+	}{
+		{"words", "after hours", nil, "", true},
+		{"150_cjk_characters_are_under_the_limit", cjk150, nil, "", true},
+		{"200_characters", strings.Repeat("a", 200), nil, "", true},
+		{"201_characters", strings.Repeat("a", 201), nil, "", false},
+		{"201_cjk_characters", strings.Repeat("電", 201), nil, "", false},
+		{"empty", "", nil, "", false},
+		{"blank", "   ", nil, "", false},
+		{"no_words_is_an_empty_page", "!!!", nil, "", true},
+		{"limit_1", "answering", 1, "", true},
+		{"limit_50", "answering", 50, "", true},
+		{"limit_0", "answering", 0, "", false},
+		{"limit_51", "answering", 51, "", false},
+		{"type_docs", "webhook", nil, "docs", true},
+		{"type_Docs_is_not_a_type", "webhook", nil, "Docs", false},
+		{"type_unknown", "webhook", nil, "faq", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := url.Values{"q": {tc.query}}
+			args := map[string]any{"query": tc.query}
+			if tc.limit != nil {
+				v.Set("limit", fmt.Sprint(tc.limit))
+				args["limit"] = tc.limit
+			}
+			if tc.typ != "" {
+				v.Set("type", tc.typ)
+				args["type"] = tc.typ
+			}
+			resp, err := http.Get(base + "/api/v1/search?" + v.Encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("REST: status %d, want 200 or 400: %s", resp.StatusCode, body)
+			}
+			if restOK := resp.StatusCode == http.StatusOK; restOK != tc.ok {
+				t.Errorf("REST /api/v1/search: accepted %v, want %v: %.300s", restOK, tc.ok, body)
+			}
+			res := mcp.Call(t, c, "search_site", args)
+			if mcpOK := !res.IsError; mcpOK != tc.ok {
+				t.Errorf("MCP search_site: accepted %v, want %v: %.300s", mcpOK, tc.ok, mcp.Text(res))
+			}
+		})
+	}
+}
+
+// connectPublic connects an mcp-go client to an MCP endpoint without credentials.
+func connectPublic(t *testing.T, endpoint string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(endpoint, transport.WithHTTPTimeout(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
 }

@@ -10,23 +10,7 @@ import (
 
 // Administration (CONTRACT §1.8): provisioning of accounts and users. Every rule, admin
 // check included, lives in answerdesk.AdminService; the command line calls the same methods.
-
-// adminRoutes adds the admin API to the authenticated /api/v2 router.
-func (s *Server) adminRoutes(r chi.Router) {
-	r.Post("/accounts", s.createAccount)
-	r.Get("/accounts/{number}", s.getAccount)
-	r.Patch("/accounts/{number}", s.updateAccount)
-	r.Post("/accounts/{number}/sms-numbers", s.addSMSNumber)
-	r.Delete("/accounts/{number}/sms-numbers/{sms_number}", s.removeSMSNumber)
-	r.Post("/accounts/{number}/sending-domains", s.addSendingDomain)
-	r.Delete("/accounts/{number}/sending-domains/{domain}", s.removeSendingDomain)
-	r.Post("/accounts/{number}/email-blacklist", s.addBlacklistedEmail)
-	r.Delete("/accounts/{number}/email-blacklist/{email}", s.removeBlacklistedEmail)
-	r.Get("/users", s.listUsers)
-	r.Post("/users", s.createUser)
-	r.Get("/users/{id}", s.getUser)
-	r.Patch("/users/{id}", s.updateUser)
-}
+// The routes are declared in v2Operations.
 
 // pathParam returns a path parameter unescaped ("blocked%40acme.example" is an address).
 func pathParam(r *http.Request, name string) string {

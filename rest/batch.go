@@ -94,9 +94,6 @@ func (s *Server) ExecuteBatch(ctx context.Context, sandbox bool, reqs []answerde
 }
 
 func (a *publicAPI) batch(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r) {
-		return
-	}
 	body, err := readBody(r)
 	if err != nil {
 		if errors.Is(err, errPayloadTooLarge) {
@@ -163,17 +160,14 @@ func (a *publicAPI) pathPrefix() string {
 }
 
 func (a *publicAPI) batchJob(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r) {
-		return
-	}
 	notFound := func() {
-		a.s.writeErrorObject(w, http.StatusNotFound, codeJobNotFound, "no batch job "+chi.URLParam(r, "jobID")+": jobs are kept 24 hours", "", nil)
+		a.s.writeErrorObject(w, http.StatusNotFound, codeJobNotFound, "no batch job "+chi.URLParam(r, "jobId")+": jobs are kept 24 hours", "", nil)
 	}
 	if a.s.Jobs == nil {
 		notFound()
 		return
 	}
-	job, err := a.s.Jobs.FindBatchJob(r.Context(), chi.URLParam(r, "jobID"), a.s.Now())
+	job, err := a.s.Jobs.FindBatchJob(r.Context(), chi.URLParam(r, "jobId"), a.s.Now())
 	if answerdesk.ErrorCode(err) == answerdesk.ENOTFOUND || (err == nil && job.Sandbox != a.sandbox) {
 		notFound()
 		return

@@ -7,14 +7,8 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// On-call contact lists: default 20 per page, at most 100.
-const (
-	defaultContactPageSize = 20
-	maxContactPageSize     = 100
-)
-
 func (s *Server) listOnCallContacts(w http.ResponseWriter, r *http.Request) {
-	servePage(s, w, r, defaultContactPageSize, maxContactPageSize, s.Dispatch.FindOnCallContacts)
+	servePage(s, w, r, answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize, s.Dispatch.FindOnCallContacts)
 }
 
 func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {

@@ -1,29 +1,329 @@
 package rest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/schema"
+	"github.com/answerdesk/answerdesk/public"
 )
 
-//go:embed openapi/v2.json
+// The OpenAPI documents are assembled once, at start, from two parts:
+//
+//   - openapi/vN.json, the hand-written part: info, servers, tags, paths, parameters,
+//     responses, headers, and the schemas no Go type encodes (request wrappers);
+//   - the component schemas of the Go types the handlers encode (vNComponents), made by the
+//     reflection the MCP output schemas come from (internal/schema): properties, their JSON
+//     types, nullability, required-ness and the fields' descriptions (jsonschema tags). So a
+//     field added to a type is documented without editing JSON.
+//
+// What a Go type cannot say (a format, an enumeration, a pattern, examples, a description
+// where the field has no jsonschema tag, the sandbox marker) is in openapi/vN.schemas.json,
+// merged over the generated schema; it never repeats what the type says
+// (TestOpenAPISchemaExtrasAreExtra).
+
+// component is a schema of the document generated from a Go type.
+type component struct {
+	name string
+	typ  reflect.Type
+}
+
+// v1Components are the public API's schemas that its handlers' types encode.
+var v1Components = []component{
+	{"Company", reflect.TypeFor[public.Company]()},
+	{"MailingAddress", reflect.TypeFor[public.Address]()},
+	{"SocialProfile", reflect.TypeFor[public.SocialProfile]()},
+	{"CompanyLinks", reflect.TypeFor[public.Links]()},
+	{"ServiceList", reflect.TypeFor[public.Services]()},
+	{"Service", reflect.TypeFor[public.Service]()},
+	{"Pricing", reflect.TypeFor[public.Pricing]()},
+	{"ServicePlans", reflect.TypeFor[public.ServicePlans]()},
+	{"Plan", reflect.TypeFor[public.Plan]()},
+	{"SearchResults", reflect.TypeFor[public.Search]()},
+	{"SearchResult", reflect.TypeFor[public.Result]()},
+	{"BatchOperation", reflect.TypeFor[answerdesk.BatchRequest]()},
+	{"BatchOperationResult", reflect.TypeFor[answerdesk.BatchResponse]()},
+	{"Error", reflect.TypeFor[ErrorObject]()},
+	{"FieldError", reflect.TypeFor[answerdesk.FieldError]()},
+}
+
+// v2Components are the customer API's schemas that its handlers' types encode.
+var v2Components = []component{
+	{"Message", reflect.TypeFor[answerdesk.Message]()},
+	{"CallRecording", reflect.TypeFor[answerdesk.CallRecording]()},
+	{"CDR", reflect.TypeFor[answerdesk.CDR]()},
+	{"ToDo", reflect.TypeFor[answerdesk.ToDo]()},
+	{"ToDoSchedule", reflect.TypeFor[answerdesk.ToDoSchedule]()},
+	{"LastDelivery", reflect.TypeFor[answerdesk.LastDelivery]()},
+	{"ToDoDelivery", reflect.TypeFor[answerdesk.ToDoDelivery]()},
+	{"ToDoAttempt", reflect.TypeFor[answerdesk.ToDoAttempt]()},
+	{"OnCallContact", reflect.TypeFor[answerdesk.OnCallContact]()},
+	{"DeliveryMethod", reflect.TypeFor[answerdesk.DeliveryMethod]()},
+	{"BasicAuthView", reflect.TypeFor[answerdesk.BasicAuthView]()},
+	{"PayloadField", reflect.TypeFor[answerdesk.PayloadField]()},
+	{"DispatchDelivery", reflect.TypeFor[answerdesk.DispatchDelivery]()},
+	{"DispatchAttempt", reflect.TypeFor[answerdesk.DispatchAttempt]()},
+	{"Account", reflect.TypeFor[answerdesk.Account]()},
+	{"AccountDetail", reflect.TypeFor[answerdesk.AccountDetail]()},
+	{"Me", reflect.TypeFor[answerdesk.Me]()},
+	{"User", reflect.TypeFor[answerdesk.UserDetail]()},
+	{"BlacklistEntry", reflect.TypeFor[answerdesk.BlacklistEntry]()},
+	{"PageMeta", reflect.TypeFor[answerdesk.PageMeta]()},
+	{"Error", reflect.TypeFor[ErrorObject]()},
+	{"FieldError", reflect.TypeFor[answerdesk.FieldError]()},
+	// The envelopes of the bodies.
+	{"MessageList", reflect.TypeFor[schema.Page[answerdesk.Message]]()},
+	{"RecentMessageList", reflect.TypeFor[schema.All[answerdesk.Message]]()},
+	{"MessageResponse", reflect.TypeFor[schema.One[answerdesk.Message]]()},
+	{"CallRecordingList", reflect.TypeFor[schema.Page[answerdesk.CallRecording]]()},
+	{"CallRecordingResponse", reflect.TypeFor[schema.One[answerdesk.CallRecording]]()},
+	{"ToDoList", reflect.TypeFor[schema.Page[answerdesk.ToDo]]()},
+	{"ToDoResponse", reflect.TypeFor[schema.One[answerdesk.ToDo]]()},
+	{"ToDoDeliveryList", reflect.TypeFor[schema.Page[answerdesk.ToDoDelivery]]()},
+	{"OnCallContactList", reflect.TypeFor[schema.Page[answerdesk.OnCallContact]]()},
+	{"OnCallContactResponse", reflect.TypeFor[schema.One[answerdesk.OnCallContact]]()},
+	{"DispatchDeliveryList", reflect.TypeFor[schema.Page[answerdesk.DispatchDelivery]]()},
+	{"DispatchDeliveryResponse", reflect.TypeFor[schema.One[answerdesk.DispatchDelivery]]()},
+	{"AccountList", reflect.TypeFor[schema.Page[answerdesk.AccountDetail]]()},
+	{"AccountResponse", reflect.TypeFor[schema.One[answerdesk.AccountDetail]]()},
+	{"MeResponse", reflect.TypeFor[schema.One[answerdesk.Me]]()},
+	{"UserList", reflect.TypeFor[schema.Page[answerdesk.UserDetail]]()},
+	{"UserResponse", reflect.TypeFor[schema.One[answerdesk.UserDetail]]()},
+	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
+}
+
+// v2Enums are the enumerations of v2Components' properties that the domain lists.
+var v2Enums = map[string][]string{
+	"Message.status":           answerdesk.Statuses,
+	"Message.origin":           answerdesk.Origins,
+	"Message.non_message_type": answerdesk.NonMessageTypes,
+	"ToDo.delivery_type":       answerdesk.DeliveryTypes,
+	"ToDo.state":               answerdesk.ToDoStates,
+	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
+}
+
+// v1Ops are the declarations of v1Operations.
+func v1Ops() []operation {
+	ops := make([]operation, len(v1Operations))
+	for i, op := range v1Operations {
+		ops[i] = op.operation
+	}
+	return ops
+}
+
+// v1Enums are the enumerations of v1Components' properties ("Schema.property") that the
+// domain lists, so that the document lists what the code accepts and produces.
+var v1Enums = map[string][]string{
+	"SearchResult.type":    answerdesk.PageTypes,
+	"Pricing.billingCycle": public.BillingCycles,
+}
+
+var (
+	//go:embed openapi/v1.json
+	openAPIV1Base []byte
+	//go:embed openapi/v1.schemas.json
+	openAPIV1Extras []byte
+	//go:embed openapi/v2.json
+	openAPIV2Base []byte
+	//go:embed openapi/v2.schemas.json
+	openAPIV2Extras []byte
+)
+
+// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served (made in init,
+// as openAPIV1).
 var openAPIV2 []byte
+
+// openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served,
+// and openAPIV1ETag its entity tag, made like the public API's other ETags. They are made
+// in init: the declarations they describe include the handler that serves them.
+var (
+	openAPIV1     []byte
+	openAPIV1ETag string
+)
+
+func init() {
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "", true)
+	openAPIV1ETag = etagOf(openAPIV1)
+	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2", false)
+}
+
+// mustDocument is buildDocument for the embedded documents, whose failure is a programming
+// error that every test of the package reports.
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, ops, prefix, declaresQuery)
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}
+
+// topKeys is the order of an OpenAPI document's top-level fields, as the specification
+// lists them, so that the served document reads from info to components.
+var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "security", "tags", "externalDocs", "paths", "webhooks", "components"}
+
+// buildDocument assembles a document: base with the schemas of comps generated, their
+// enumerations set, and extras merged over them; with ops, the paths of those operations
+// from their declarations (operationPaths).
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(base, &doc); err != nil {
+		return nil, fmt.Errorf("openapi base: %w", err)
+	}
+	if ops != nil {
+		paths, err := operationPaths(doc["paths"], ops, prefix, declaresQuery)
+		if err != nil {
+			return nil, err
+		}
+		doc["paths"] = paths
+	}
+	var components map[string]json.RawMessage
+	if err := json.Unmarshal(doc["components"], &components); err != nil {
+		return nil, fmt.Errorf("openapi base components: %w", err)
+	}
+	schemas := map[string]any{}
+	if raw := components["schemas"]; raw != nil {
+		if err := json.Unmarshal(raw, &schemas); err != nil {
+			return nil, fmt.Errorf("openapi base schemas: %w", err)
+		}
+	}
+	var extra map[string]map[string]any
+	if err := json.Unmarshal(extras, &extra); err != nil {
+		return nil, fmt.Errorf("openapi schema extras: %w", err)
+	}
+	refs := make(map[reflect.Type]string, len(comps))
+	for _, c := range comps {
+		refs[c.typ] = "#/components/schemas/" + c.name
+	}
+	for _, c := range comps {
+		if _, dup := schemas[c.name]; dup {
+			return nil, fmt.Errorf("openapi: schema %s is both generated and written in the base", c.name)
+		}
+		s, err := componentSchema(c.typ, refs)
+		if err != nil {
+			return nil, err
+		}
+		for at, values := range enums {
+			name, prop, _ := strings.Cut(at, ".")
+			props, _ := s["properties"].(map[string]any)
+			p, ok := props[prop].(map[string]any)
+			if name != c.name {
+				continue
+			}
+			if !ok {
+				return nil, fmt.Errorf("openapi: enumeration of %s, which %v does not have", at, c.typ)
+			}
+			enum := make([]any, 0, len(values)+1)
+			for _, v := range values {
+				enum = append(enum, v)
+			}
+			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
+				enum = append(enum, nil) // a nullable property's null is one of its values
+			}
+			p["enum"] = enum
+		}
+		schemas[c.name] = mergeSchema(s, extra[c.name])
+		delete(extra, c.name)
+	}
+	for name := range extra {
+		return nil, fmt.Errorf("openapi: extras for %s, which no Go type generates", name)
+	}
+	var err error
+	if components["schemas"], err = json.Marshal(schemas); err != nil {
+		return nil, fmt.Errorf("openapi schemas: %w", err)
+	}
+	if doc["components"], err = json.Marshal(components); err != nil {
+		return nil, fmt.Errorf("openapi components: %w", err)
+	}
+	// The top-level fields in the specification's order, each indented.
+	var b bytes.Buffer
+	b.WriteString("{")
+	n := 0
+	for _, k := range topKeys {
+		v, ok := doc[k]
+		if !ok {
+			continue
+		}
+		delete(doc, k)
+		if n > 0 {
+			b.WriteString(",")
+		}
+		n++
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, v, "  ", "  "); err != nil {
+			return nil, fmt.Errorf("openapi %s: %w", k, err)
+		}
+		fmt.Fprintf(&b, "\n  %q: %s", k, ind.Bytes())
+	}
+	for k := range doc {
+		return nil, fmt.Errorf("openapi: unknown top-level field %q", k)
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// componentSchema is the schema of t as a generic JSON value, the other components referred
+// to by $ref. Lists are never null in the API's bodies; nullable types are written
+// ["T", "null"].
+func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]any, error) {
+	s, err := schema.Of(t, refs)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	schema.NonNullArrays(s)
+	schema.NonNullItems(s)
+	schema.OmittedNotNull(t, s)
+	schema.Int64Format(t, s)
+	schema.NullLast(s)
+	// A response may gain properties within a version; the documents have always let clients
+	// expect that, so the generated "no other properties" is not published.
+	schema.Walk(s, func(s *jsonschema.Schema) {
+		if a := s.AdditionalProperties; a != nil && a.Not != nil && reflect.ValueOf(*a.Not).IsZero() {
+			s.AdditionalProperties = nil
+		}
+	})
+	s.PropertyOrder = nil
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: schema of %v: %w", t, err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("openapi: schema of %v: %w", t, err)
+	}
+	return out, nil
+}
+
+// mergeSchema merges extra over s: objects key by key (properties property by property),
+// anything else replaced.
+func mergeSchema(s, extra map[string]any) map[string]any {
+	for k, v := range extra {
+		sub, isObj := v.(map[string]any)
+		have, hasObj := s[k].(map[string]any)
+		if isObj && hasObj {
+			s[k] = mergeSchema(have, sub)
+			continue
+		}
+		s[k] = v
+	}
+	return s
+}
 
 func serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	_, _ = w.Write(openAPIV2)
 }
-
-// openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox).
-//
-//go:embed openapi/v1.json
-var openAPIV1 []byte
-
-// openAPIV1ETag is the document's entity tag, made like the public API's other ETags.
-var openAPIV1ETag = etagOf(openAPIV1)
 
 // etagOf is the strong entity tag of a response body.
 func etagOf(body []byte) string {

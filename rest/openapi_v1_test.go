@@ -48,7 +48,7 @@ const (
 // loadOpenAPIV1 parses the document on disk (the same bytes the binary embeds).
 func loadOpenAPIV1(t *testing.T) map[string]any {
 	t.Helper()
-	return oaLoad(t, openAPIV1File, openAPIV1, "openAPIV1")
+	return oaLoad(t, openAPIV1)
 }
 
 // v1Sites loads the fixture site and the sandbox's fixed data.
@@ -854,7 +854,7 @@ func TestOpenAPIV1Served(t *testing.T) {
 	}
 
 	resp, body := get()
-	oaCheckServed(t, resp, body, openAPIV1File)
+	oaCheckServed(t, resp, body, openAPIV1)
 	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=300" {
 		t.Errorf("Cache-Control %q, want public, max-age=300", cc)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
@@ -69,11 +69,19 @@ func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.I
 	ops := chi.NewRouter()
 	ops.NotFound(notFound)
 	ops.MethodNotAllowed(s.methodNotAllowed)
-	ops.Get("/company", api.company)
-	ops.Get("/services", api.services)
-	ops.Get("/pricing", api.pricing)
-	if index != nil {
-		ops.Get("/search", api.search)
+	var batchOps, limitedOps, docOps []publicOperation
+	for _, op := range v1Operations {
+		switch {
+		case op.id == "searchSite" && index == nil: // no index: /search is not served
+		case op.route == inBatch:
+			ops.Method(op.method, op.path, api.handler(op))
+		case op.route == selfLimited:
+			batchOps = append(batchOps, op)
+		case op.route == limited:
+			limitedOps = append(limitedOps, op)
+		case op.route == unlimited && !sandbox: // the document is the live API's
+			docOps = append(docOps, op)
+		}
 	}
 	api.ops, api.serve = ops, ops
 	if sandbox {
@@ -86,13 +94,107 @@ func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.I
 		}
 		r.NotFound(notFound)
 		r.MethodNotAllowed(s.methodNotAllowed)
-		if !sandbox {
-			r.Get("/openapi.json", serveOpenAPIV1)
+		for _, op := range docOps {
+			r.Method(op.method, op.path, api.handler(op))
 		}
 		r.With(api.rateLimit).Mount("/", ops)
-		r.Post("/batch", api.batch) // spends one request per operation itself
-		r.With(api.rateLimit).Get("/batch/jobs/{jobID}", api.batchJob)
+		for _, op := range batchOps {
+			r.Method(op.method, op.path, api.handler(op)) // spends one request per operation itself
+		}
+		for _, op := range limitedOps {
+			r.With(api.rateLimit).Method(op.method, op.path, api.handler(op))
+		}
 	}
+}
+
+// How an operation of the public API is routed.
+const (
+	inBatch     = iota // a read a batch may run: rate limited, one request each
+	selfLimited        // spends the rate limit itself (POST /batch: one per operation)
+	limited            // rate limited, not run in batches
+	unlimited          // no limit, and served by the live API only (the document)
+)
+
+// publicOperation is an operation of the public API and how it is routed.
+type publicOperation struct {
+	operation
+	route int
+	// anyQuery: the query is not looked at (the document answers whatever it carries).
+	anyQuery bool
+	handle   func(*publicAPI, http.ResponseWriter, *http.Request)
+}
+
+// handler serves op: its query parameters are the declared ones (any other is a 400),
+// then its handler answers.
+func (a *publicAPI) handler(op publicOperation) http.HandlerFunc {
+	names := op.queryNames()
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !op.anyQuery && !a.checkParams(w, r, names...) {
+			return
+		}
+		op.handle(a, w, r)
+	}
+}
+
+// The error responses of the public API's reads.
+var publicReadErrors = map[int]string{
+	http.StatusNotModified: "NotModified", http.StatusBadRequest: "InvalidParam",
+	http.StatusMethodNotAllowed: "MethodNotAllowed", http.StatusTooManyRequests: "RateLimited",
+	http.StatusInternalServerError: "InternalError",
+}
+
+// with is errs with status answered by response component comp instead.
+func with(errs map[int]string, status int, comp string) map[int]string {
+	out := maps.Clone(errs)
+	out[status] = comp
+	return out
+}
+
+// without is errs without status.
+func without(errs map[int]string, status int) map[int]string {
+	out := maps.Clone(errs)
+	delete(out, status)
+	return out
+}
+
+// v1Operations are the operations of the public API v1 (and of its sandbox): the router
+// serves them and /api/v1/openapi.json describes them (the prose is openapi/v1.json's).
+var v1Operations = []publicOperation{
+	{operation: operation{method: http.MethodGet, path: "/company", id: "getCompany", summary: "Get the company profile",
+		bodies: map[int]string{http.StatusOK: "Company"}, errors: publicReadErrors},
+		route: inBatch, handle: (*publicAPI).company},
+	{operation: operation{method: http.MethodGet, path: "/services", id: "listServices", summary: "List the services",
+		bodies: map[int]string{http.StatusOK: "ServiceList"}, errors: publicReadErrors},
+		route: inBatch, handle: (*publicAPI).services},
+	{operation: operation{method: http.MethodGet, path: "/pricing", id: "getPricing", summary: "Get the pricing plans",
+		query: []queryParam{
+			{name: "billingCycle", schema: map[string]any{"type": "string", "enum": public.BillingCycles, "default": public.BillingCycles[0]}},
+			{name: "service", schema: map[string]any{"type": "string"}},
+		},
+		bodies: map[int]string{http.StatusOK: "Pricing"}, errors: publicReadErrors},
+		route: inBatch, handle: (*publicAPI).pricing},
+	{operation: operation{method: http.MethodGet, path: "/search", id: "searchSite", summary: "Search the site",
+		// The schemas are answerdesk.ParseSearch's rule.
+		query: []queryParam{
+			{name: "q", required: true, schema: map[string]any{"type": "string", "minLength": 1, "maxLength": answerdesk.MaxSearchQuery}},
+			{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxSearchLimit, "default": answerdesk.DefaultSearchLimit}},
+			{name: "cursor", schema: map[string]any{"type": "string", "maxLength": answerdesk.MaxSearchCursor}},
+			{name: "type", schema: map[string]any{"type": "string", "enum": answerdesk.PageTypes}},
+		},
+		bodies: map[int]string{http.StatusOK: "SearchResults"}, errors: with(publicReadErrors, http.StatusBadRequest, "SearchBadRequest")},
+		route: inBatch, handle: (*publicAPI).search},
+	{operation: operation{method: http.MethodPost, path: "/batch", id: "runBatch", summary: "Run up to 10 GET operations in one request",
+		bodies: map[int]string{http.StatusOK: "BatchResult", http.StatusAccepted: "BatchJobAccepted"},
+		errors: with(with(without(publicReadErrors, http.StatusNotModified), http.StatusBadRequest, "BatchInvalid"), http.StatusRequestEntityTooLarge, "PayloadTooLarge")},
+		route: selfLimited, handle: (*publicAPI).batch},
+	{operation: operation{method: http.MethodGet, path: "/batch/jobs/{jobId}", id: "getBatchJob", summary: "Get an asynchronous batch job",
+		bodies: map[int]string{http.StatusOK: "BatchResult", http.StatusAccepted: "BatchJobAccepted"},
+		errors: with(without(publicReadErrors, http.StatusNotModified), http.StatusNotFound, "JobNotFound")},
+		route: limited, handle: (*publicAPI).batchJob},
+	{operation: operation{method: http.MethodGet, path: "/openapi.json", id: "getOpenApiDocument", summary: "Get this OpenAPI document",
+		bodies: map[int]string{http.StatusOK: ""},
+		errors: map[int]string{http.StatusNotModified: "NotModified", http.StatusMethodNotAllowed: "MethodNotAllowed"}},
+		route: unlimited, anyQuery: true, handle: func(_ *publicAPI, w http.ResponseWriter, r *http.Request) { serveOpenAPIV1(w, r) }},
 }
 
 // headers echoes Idempotency-Key and adds the deprecation headers when configured.
@@ -250,23 +352,14 @@ func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
 }
 
 func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r) {
-		return
-	}
 	a.writeCached(w, r, "company", func() (any, bool) { return public.CompanyOf(a.site, a.s.BaseURL), true })
 }
 
 func (a *publicAPI) services(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r) {
-		return
-	}
 	a.writeCached(w, r, "services", func() (any, bool) { return public.ServicesOf(a.site, a.s.BaseURL), true })
 }
 
 func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r, "billingCycle", "service") {
-		return
-	}
 	q := r.URL.Query()
 	cycle := q.Get("billingCycle")
 	if q.Has("billingCycle") && cycle == "" {
@@ -285,36 +378,37 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// maxQueryLength bounds the search words; longer text is not a search.
-const maxQueryLength = 200
+// searchParams are the names of /search's parameters, by the names the domain's search rule
+// gives its fields.
+var searchParams = map[string]string{"query": "q", "limit": "limit", "cursor": "cursor", "type": "type"}
 
 func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
-	if !a.checkParams(w, r, "q", "limit", "cursor", "type") {
-		return
-	}
 	q := r.URL.Query()
-	text := strings.TrimSpace(q.Get("q"))
-	if text == "" {
-		a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
-		return
-	}
-	if utf8.RuneCountInString(text) > maxQueryLength {
-		a.badParam(w, "q", fmt.Sprintf("must be at most %d characters", maxQueryLength))
-		return
-	}
-	sq := search.Query{Q: text, Cursor: q.Get("cursor"), Type: q.Get("type")}
+	in := answerdesk.SearchInput{Query: q.Get("q"), Cursor: q.Get("cursor"), Type: q.Get("type")}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
-		if err != nil || n < 1 || n > search.MaxLimit {
-			a.badParam(w, "limit", fmt.Sprintf("must be an integer from 1 to %d", search.MaxLimit))
+		if err != nil {
+			n = -1 // not an integer: refused by the rule's own words
+		}
+		in.Limit = &n
+	}
+	ss, err := answerdesk.ParseSearch(in)
+	if err != nil {
+		var e *answerdesk.Error
+		if !errors.As(err, &e) || len(e.Fields) == 0 {
+			a.s.Error(w, r, err)
 			return
 		}
-		sq.Limit = n
-	}
-	if sq.Type != "" && !slices.Contains(content.Types, sq.Type) {
-		a.badParam(w, "type", "must be one of "+strings.Join(content.Types, ", "))
+		f := e.Fields[0]
+		name := searchParams[f.Field]
+		if f.Field == "query" && f.Message == answerdesk.ProblemRequired {
+			a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
+			return
+		}
+		a.badParam(w, name, f.Message)
 		return
 	}
+	sq := search.Query{Q: ss.Query, Limit: ss.Limit, Cursor: ss.Cursor, Type: ss.Type}
 	key := fmt.Sprintf("search\x00%s\x00%s\x00%s\x00%d", sq.Q, sq.Cursor, sq.Type, sq.Limit)
 	a.writeCached(w, r, key, func() (any, bool) {
 		page, err := a.index.Search(r.Context(), sq)
@@ -322,10 +416,13 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, search.ErrBadCursor):
 			a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
 			return nil, false
+		case errors.Is(err, search.ErrEmptyQuery):
+			a.badParam(w, "q", "has no words to search for")
+			return nil, false
 		case err != nil:
 			a.s.Error(w, r, err)
 			return nil, false
 		}
-		return public.SearchOf(text, page, a.s.BaseURL), true
+		return public.SearchOf(ss.Query, page, a.s.BaseURL), true
 	})
 }

@@ -128,39 +128,7 @@ func (s *Server) Handler() http.Handler {
 		r.Route("/api/v1", s.publicRoutes(answerdesk.PublicRateBucket, s.Site, s.Search, false))
 	}
 
-	r.Route("/api/v2", func(r chi.Router) {
-		r.Use(limitBody(MaxBodyBytes))
-		r.Get("/openapi.json", serveOpenAPIV2)
-		r.Group(func(r chi.Router) {
-			r.Use(s.authenticate)
-			r.Get("/me", s.getMe)
-			r.Get("/accounts", s.listAccounts)
-			r.Get("/messages", s.listMessages)
-			r.Post("/messages", s.createMessage)
-			r.Get("/messages/recents", s.recentMessages)
-			r.Get("/messages/{id}", s.getMessage)
-			r.Get("/messages/{id}/call-recording", s.getMessageCallRecording)
-			r.Patch("/messages/{id}/acknowledge", s.acknowledgeMessage)
-			r.Patch("/messages/{id}/mark-as-read", s.markMessageRead(true))
-			r.Patch("/messages/{id}/mark-as-unread", s.markMessageRead(false))
-			r.Get("/call-recordings", s.listCallRecordings)
-			r.Get("/call-recordings/{id}", s.getCallRecording)
-			r.Get("/to-dos", s.listToDos)
-			r.Post("/to-dos", s.createToDo)
-			r.Get("/to-dos/{id}", s.getToDo)
-			r.Patch("/to-dos/{id}", s.updateToDo)
-			r.Delete("/to-dos/{id}", s.toDoAction(answerdesk.ToDoCancel))
-			r.Patch("/to-dos/{id}/pause", s.toDoAction(answerdesk.ToDoPause))
-			r.Patch("/to-dos/{id}/resume", s.toDoAction(answerdesk.ToDoResume))
-			r.Get("/to-dos/{id}/deliveries", s.listToDoDeliveries)
-			r.Get("/on-call-contacts", s.listOnCallContacts)
-			r.Post("/on-call-contacts", s.createOnCallContact)
-			r.Delete("/on-call-contacts/{id}", s.deleteOnCallContact)
-			r.Get("/dispatch-deliveries", s.listDispatchDeliveries)
-			r.Post("/dispatch-deliveries/{id}/replay", s.replayDispatchDelivery)
-			s.adminRoutes(r)
-		})
-	})
+	r.Route("/api/v2", s.v2Routes)
 	return r
 }
 

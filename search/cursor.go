@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"strconv"
+
+	"github.com/answerdesk/answerdesk"
 )
 
 // A cursor is base64url (no padding) of:
@@ -55,7 +57,7 @@ func (ix *Index) encodeCursor(q, typ string, limit, offset int) string {
 
 // decodeCursor returns the offset of a cursor issued for this query, type and limit.
 func (ix *Index) decodeCursor(cursor, q, typ string, limit int) (int, error) {
-	if len(cursor) > 64 {
+	if len(cursor) > answerdesk.MaxSearchCursor {
 		return 0, ErrBadCursor
 	}
 	b, err := base64.RawURLEncoding.DecodeString(cursor)

@@ -44,13 +44,14 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 )
 
 // Limits of a query.
 const (
-	DefaultLimit = 10 // results per page when Query.Limit is 0
-	MaxLimit     = 50
+	DefaultLimit = answerdesk.DefaultSearchLimit // results per page when Query.Limit is 0
+	MaxLimit     = answerdesk.MaxSearchLimit
 
 	DefaultPassages = 5 // passages when Passages is asked for 0
 
@@ -481,10 +482,10 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Page, error) {
 	if limit == 0 {
 		limit = DefaultLimit
 	}
-	if limit < 1 || limit > MaxLimit {
+	if !answerdesk.ValidSearchLimit(limit) {
 		return nil, ErrBadLimit
 	}
-	if q.Type != "" && !slices.Contains(content.Types, q.Type) {
+	if q.Type != "" && !answerdesk.ValidPageType(q.Type) {
 		return nil, ErrBadType
 	}
 	offset := 0

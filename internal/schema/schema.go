@@ -1,0 +1,190 @@
+// Package schema makes the JSON Schemas of the API's Go types: the MCP tools' output schemas
+// and the OpenAPI documents' components come from this one reflection (google/jsonschema-go;
+// a field's `jsonschema` tag is its description), so a field added to a type appears in both.
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// selfEncoded are the schemas of the domain types whose JSON is not their Go shape.
+var selfEncoded = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
+		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
+	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
+	reflect.TypeFor[answerdesk.PageMeta](): {
+		Type: "object", Description: "Where this page is in the whole list.",
+		Properties: map[string]*jsonschema.Schema{
+			"page":        {Type: "integer", Description: "1-based number of this page."},
+			"page_size":   {Type: "integer", Description: "Maximum number of items per page."},
+			"total":       {Type: "integer", Description: "Number of items matching the filters, over all pages."},
+			"total_pages": {Type: "integer", Description: "Number of pages. Omitted on a random sample (sample=true), which has no pages."},
+		},
+		Required:             []string{"page", "page_size", "total"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	},
+}
+
+// Of returns the schema of t. Types named in refs are not inlined but referred to by the
+// $ref given (an OpenAPI component); a nullable reference is {"anyOf": [ref, null]}.
+func Of(t reflect.Type, refs map[reflect.Type]string) (*jsonschema.Schema, error) {
+	types := make(map[reflect.Type]*jsonschema.Schema, len(selfEncoded)+len(refs))
+	for rt, s := range selfEncoded {
+		types[rt] = s
+	}
+	for rt, ref := range refs {
+		if rt != t {
+			types[rt] = &jsonschema.Schema{Ref: ref}
+		}
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: types})
+	if err != nil {
+		return nil, fmt.Errorf("schema of %v: %w", t, err)
+	}
+	Walk(s, func(s *jsonschema.Schema) {
+		if s.Ref != "" && len(s.Types) == 1 && s.Types[0] == "null" {
+			s.AnyOf = []*jsonschema.Schema{{Ref: s.Ref}, {Type: "null"}}
+			s.Ref, s.Types = "", nil
+		}
+	})
+	return s, nil
+}
+
+// For is Of for type T, every type inlined.
+func For[T any]() (*jsonschema.Schema, error) { return Of(reflect.TypeFor[T](), nil) }
+
+// NonNullArrays makes every ["null", "array"] of s "array": the API's lists are never null.
+func NonNullArrays(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		if len(s.Types) == 2 && (s.Types[0] == "null" && s.Types[1] == "array" || s.Types[0] == "array" && s.Types[1] == "null") {
+			s.Type, s.Types = "array", nil
+		}
+	})
+}
+
+// Walk calls fn on s and every schema below it (properties, items, anyOf, oneOf, allOf).
+func Walk(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
+	if s == nil {
+		return
+	}
+	fn(s)
+	for _, p := range s.Properties {
+		Walk(p, fn)
+	}
+	Walk(s.Items, fn)
+	Walk(s.AdditionalProperties, fn)
+	for _, l := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf} {
+		for _, c := range l {
+			Walk(c, fn)
+		}
+	}
+}
+
+// OmittedNotNull drops null from the schemas of t's pointer fields tagged omitempty: such a
+// field is left out when nil, so it is never null. (The reflection allows null for every
+// pointer.)
+func OmittedNotNull(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		p := s.Properties[name]
+		if p == nil || f.Type.Kind() != reflect.Pointer || !slices.Contains(strings.Split(opts, ","), "omitempty") {
+			continue
+		}
+		if i := slices.Index(p.Types, "null"); i >= 0 {
+			p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
+			if len(p.Types) == 1 {
+				p.Type, p.Types = p.Types[0], nil
+			}
+		}
+	}
+}
+
+// NonNullItems makes the items of every array of s non-null: the API's lists hold no nulls
+// (a []*T is never given a nil element).
+func NonNullItems(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		it := s.Items
+		if it == nil {
+			return
+		}
+		if len(it.AnyOf) == 2 && it.AnyOf[1].Type == "null" && it.AnyOf[0].Ref != "" {
+			s.Items = it.AnyOf[0]
+			return
+		}
+		if i := slices.Index(it.Types, "null"); i >= 0 {
+			it.Types = slices.Delete(slices.Clone(it.Types), i, i+1)
+			if len(it.Types) == 1 {
+				it.Type, it.Types = it.Types[0], nil
+			}
+		}
+	})
+}
+
+// NullLast orders every list of types of s with "null" last (["string", "null"]), as
+// OpenAPI documents conventionally write a nullable type.
+func NullLast(s *jsonschema.Schema) {
+	Walk(s, func(s *jsonschema.Schema) {
+		if i := slices.Index(s.Types, "null"); i >= 0 && i < len(s.Types)-1 {
+			s.Types = append(slices.Delete(slices.Clone(s.Types), i, i+1), "null")
+		}
+	})
+}
+
+// Int64Format marks the schemas of t's int and int64 fields "format": "int64", as OpenAPI
+// documents the width of an integer (an int is 64 bits wide wherever the server runs).
+func Int64Format(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if p := s.Properties[name]; p != nil && (ft.Kind() == reflect.Int64 || ft.Kind() == reflect.Int) && ft.PkgPath() == "" {
+			p.Format = "int64"
+		}
+	}
+}
+
+// The envelopes of the customer API's bodies (CONTRACT §1): one object, a list without
+// paging, and one page of a list. The MCP account tools answer with the same shapes.
+type (
+	// One is {"data": object}.
+	One[T any] struct {
+		Data T `json:"data"`
+	}
+	// All is {"data": [objects]}.
+	All[T any] struct {
+		Data []T `json:"data"`
+	}
+	// Page is {"data": [objects], "meta": {...}}.
+	Page[T any] struct {
+		Data []T                 `json:"data"`
+		Meta answerdesk.PageMeta `json:"meta"`
+	}
+)

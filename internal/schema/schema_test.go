@@ -1,0 +1,58 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/schema"
+)
+
+type inner struct {
+	N int `json:"n"`
+}
+
+type outer struct {
+	ID       int64           `json:"id" jsonschema:"The id."`
+	Optional *string         `json:"optional,omitempty"`
+	Nullable *string         `json:"nullable"`
+	In       *inner          `json:"in"`
+	List     []*inner        `json:"list"`
+	At       answerdesk.Time `json:"at"`
+}
+
+// TestOf: the reflection gives descriptions from the tags, refers to the named types, and
+// the OpenAPI refinements say what the Go types say about null, width and order.
+func TestOf(t *testing.T) {
+	s, err := schema.Of(reflect.TypeFor[outer](), map[reflect.Type]string{reflect.TypeFor[inner](): "#/components/schemas/Inner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema.NonNullArrays(s)
+	schema.NonNullItems(s)
+	schema.OmittedNotNull(reflect.TypeFor[outer](), s)
+	schema.Int64Format(reflect.TypeFor[outer](), s)
+	schema.NullLast(s)
+	got := map[string]string{}
+	for name, p := range s.Properties {
+		b, _ := json.Marshal(p)
+		got[name] = string(b)
+	}
+	want := map[string]string{
+		"id":       `{"type":"integer","description":"The id.","format":"int64"}`,
+		"optional": `{"type":"string"}`,
+		"nullable": `{"type":["string","null"]}`,
+		"in":       `{"anyOf":[{"$ref":"#/components/schemas/Inner"},{"type":"null"}]}`,
+		"list":     `{"type":"array","items":{"$ref":"#/components/schemas/Inner"}}`,
+		"at":       `{"type":"string","description":"ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z.","format":"date-time"}`,
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %s, want %s", name, got[name], w)
+		}
+	}
+	if len(s.Required) != 5 {
+		t.Errorf("required %v, want every property but the omitempty one", s.Required)
+	}
+}

@@ -1,0 +1,5 @@
+package rest
+
+// OAValidate is oaValidate, for the tests of package rest_test (they use internal/testapp,
+// which imports this package).
+var OAValidate = oaValidate

@@ -1,0 +1,205 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// serverOperation is an operation of the customer API v2.
+type serverOperation struct {
+	operation
+	authenticated bool // behind the bearer token (every operation but the document)
+	handle        func(*Server) http.HandlerFunc
+}
+
+// v2ErrorResponses are the response components of the customer API's errors, by status; an
+// operation with another one says so (with).
+var v2ErrorResponses = map[int]string{
+	http.StatusBadRequest: "ProcessingError", http.StatusUnauthorized: "Unauthorized", http.StatusForbidden: "Forbidden",
+	http.StatusNotFound: "NotFound", http.StatusMethodNotAllowed: "MethodNotAllowed", http.StatusConflict: "Conflict",
+	http.StatusRequestEntityTooLarge: "PayloadTooLarge", http.StatusUnprocessableEntity: "InvalidParameter",
+	http.StatusTooManyRequests: "RateLimited", http.StatusInternalServerError: "InternalError",
+}
+
+// v2Errors are the error responses of the given statuses.
+func v2Errors(statuses ...int) map[int]string {
+	out := make(map[int]string, len(statuses))
+	for _, s := range statuses {
+		out[s] = v2ErrorResponses[s]
+	}
+	return out
+}
+
+// v2Operations are the operations of the customer API v2: the router serves them
+// (v2Routes) and /api/v2/openapi.json describes them (the prose is openapi/v2.json's).
+// The query parameters declared here are those whose schema is a rule's constants (page
+// sizes, enumerations); the others are still written in the base document.
+var v2Operations = []serverOperation{
+	{operation: operation{method: http.MethodGet, path: "/messages", id: "listMessages", summary: "List messages",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize), enumParam("status", answerdesk.Statuses)},
+		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listMessages }},
+	{operation: operation{method: http.MethodPost, path: "/messages", id: "createMessage", summary: "Create a message",
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(400, 401, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createMessage }},
+	{operation: operation{method: http.MethodGet, path: "/messages/recents", id: "listRecentMessages", summary: "List recent messages",
+		query:  []queryParam{{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxRecentLimit, "default": answerdesk.DefaultRecentLimit}}},
+		bodies: map[int]string{http.StatusOK: "RecentMessageList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.recentMessages }},
+	{operation: operation{method: http.MethodGet, path: "/messages/{id}", id: "getMessage", summary: "Get a message",
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessage }},
+	{operation: operation{method: http.MethodGet, path: "/messages/{id}/call-recording", id: "getMessageCallRecording", summary: "Get the call recording of a message",
+		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessageCallRecording }},
+	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/acknowledge", id: "acknowledgeMessage", summary: "Acknowledge a message",
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.acknowledgeMessage }},
+	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/mark-as-read", id: "markMessageAsRead", summary: "Mark a message as read",
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(true) }},
+	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/mark-as-unread", id: "markMessageAsUnread", summary: "Mark a message as unread",
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(false) }},
+	{operation: operation{method: http.MethodGet, path: "/call-recordings", id: "listCallRecordings", summary: "List call recordings",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)},
+		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listCallRecordings }},
+	{operation: operation{method: http.MethodGet, path: "/call-recordings/{id}", id: "getCallRecording", summary: "Get a call recording",
+		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getCallRecording }},
+	{operation: operation{method: http.MethodGet, path: "/to-dos", id: "listToDos", summary: "List To Dos",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)},
+		bodies: map[int]string{http.StatusOK: "ToDoList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDos }},
+	{operation: operation{method: http.MethodPost, path: "/to-dos", id: "createToDo", summary: "Create a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(400, 401, 405, 413, 422, 500), http.StatusUnprocessableEntity, "ToDoUnprocessable")},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createToDo }},
+	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}", id: "getToDo", summary: "Get a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getToDo }},
+	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}", id: "updateToDo", summary: "Change a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(400, 401, 404, 405, 413, 422, 500), http.StatusUnprocessableEntity, "ToDoUnprocessable")},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateToDo }},
+	{operation: operation{method: http.MethodDelete, path: "/to-dos/{id}", id: "cancelToDo", summary: "Cancel a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoCancel) }},
+	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}/pause", id: "pauseToDo", summary: "Pause a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoPause) }},
+	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}/resume", id: "resumeToDo", summary: "Resume a To Do",
+		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoResume) }},
+	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}/deliveries", id: "listToDoDeliveries", summary: "List a To Do's deliveries",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)},
+		bodies: map[int]string{http.StatusOK: "ToDoDeliveryList"}, errors: v2Errors(401, 404, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDoDeliveries }},
+	{operation: operation{method: http.MethodGet, path: "/on-call-contacts", id: "listOnCallContacts", summary: "List on-call contacts",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize)},
+		bodies: map[int]string{http.StatusOK: "OnCallContactList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listOnCallContacts }},
+	{operation: operation{method: http.MethodPost, path: "/on-call-contacts", id: "createOnCallContact", summary: "Create an on-call contact",
+		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: with(v2Errors(400, 401, 405, 413, 422, 500), http.StatusUnprocessableEntity, "OnCallContactUnprocessable")},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createOnCallContact }},
+	{operation: operation{method: http.MethodDelete, path: "/on-call-contacts/{id}", id: "deleteOnCallContact", summary: "Delete an on-call contact",
+		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.deleteOnCallContact }},
+	{operation: operation{method: http.MethodGet, path: "/dispatch-deliveries", id: "listDispatchDeliveries", summary: "List dispatch deliveries",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultDeliveryPageSize, answerdesk.MaxDeliveryPageSize), enumParam("status", answerdesk.DispatchStatuses)},
+		bodies: map[int]string{http.StatusOK: "DispatchDeliveryList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listDispatchDeliveries }},
+	{operation: operation{method: http.MethodPost, path: "/dispatch-deliveries/{id}/replay", id: "replayDispatchDelivery", summary: "Replay a dispatch delivery",
+		bodies: map[int]string{http.StatusOK: "DispatchDeliveryResponse"}, errors: v2Errors(401, 404, 405, 409, 429, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.replayDispatchDelivery }},
+	{operation: operation{method: http.MethodGet, path: "/me", id: "getMe", summary: "Get the caller",
+		bodies: map[int]string{http.StatusOK: "MeResponse"}, errors: v2Errors(401, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMe }},
+	{operation: operation{method: http.MethodGet, path: "/accounts", id: "listAccounts", summary: "List accounts",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize)},
+		bodies: map[int]string{http.StatusOK: "AccountList"}, errors: v2Errors(401, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listAccounts }},
+	{operation: operation{method: http.MethodPost, path: "/accounts", id: "createAccount", summary: "Create an account",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createAccount }},
+	{operation: operation{method: http.MethodGet, path: "/accounts/{number}", id: "getAccount", summary: "Get an account",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getAccount }},
+	{operation: operation{method: http.MethodPatch, path: "/accounts/{number}", id: "updateAccount", summary: "Update an account",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateAccount }},
+	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/sms-numbers", id: "addSmsNumber", summary: "Add an SMS number",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addSMSNumber }},
+	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/sms-numbers/{sms_number}", id: "removeSmsNumber", summary: "Remove an SMS number",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeSMSNumber }},
+	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/sending-domains", id: "addSendingDomain", summary: "Add a sending domain",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addSendingDomain }},
+	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/sending-domains/{domain}", id: "removeSendingDomain", summary: "Remove a sending domain",
+		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeSendingDomain }},
+	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/email-blacklist", id: "addBlacklistedEmail", summary: "Add a blacklisted address",
+		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addBlacklistedEmail }},
+	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/email-blacklist/{email}", id: "removeBlacklistedEmail", summary: "Remove a blacklisted address",
+		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeBlacklistedEmail }},
+	{operation: operation{method: http.MethodGet, path: "/users", id: "listUsers", summary: "List users",
+		query:  []queryParam{pageSizeParam(answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize)},
+		bodies: map[int]string{http.StatusOK: "UserList"}, errors: v2Errors(401, 403, 405, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listUsers }},
+	{operation: operation{method: http.MethodPost, path: "/users", id: "createUser", summary: "Create a user",
+		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(400, 401, 403, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createUser }},
+	{operation: operation{method: http.MethodGet, path: "/users/{id}", id: "getUser", summary: "Get a user",
+		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getUser }},
+	{operation: operation{method: http.MethodPatch, path: "/users/{id}", id: "updateUser", summary: "Update a user",
+		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
+		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateUser }},
+	{operation: operation{method: http.MethodGet, path: "/openapi.json", id: "getOpenApiDocument", summary: "Get this OpenAPI document",
+		bodies: map[int]string{http.StatusOK: ""}, errors: v2Errors(405, 500)},
+		authenticated: false, handle: func(*Server) http.HandlerFunc { return serveOpenAPIV2 }},
+}
+
+// pageSizeParam is the page_size parameter of a list of def items per page, at most max.
+func pageSizeParam(def, max int) queryParam {
+	return queryParam{name: "page_size", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": max, "default": def}}
+}
+
+// enumParam is a filter parameter taking one of values.
+func enumParam(name string, values []string) queryParam {
+	return queryParam{name: name, schema: map[string]any{"type": "string", "enum": values}}
+}
+
+// v2Routes serves v2Operations under r: the document without credentials, everything else
+// behind the bearer token.
+func (s *Server) v2Routes(r chi.Router) {
+	r.Use(limitBody(MaxBodyBytes))
+	for _, op := range v2Operations {
+		if !op.authenticated {
+			r.Method(op.method, op.path, op.handle(s))
+		}
+	}
+	r.Group(func(r chi.Router) {
+		r.Use(s.authenticate)
+		for _, op := range v2Operations {
+			if op.authenticated {
+				r.Method(op.method, op.path, op.handle(s))
+			}
+		}
+	})
+}
+
+// v2Ops are the declarations of v2Operations.
+func v2Ops() []operation {
+	ops := make([]operation, len(v2Operations))
+	for i, op := range v2Operations {
+		ops[i] = op.operation
+	}
+	return ops
+}
