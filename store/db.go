@@ -34,6 +34,9 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	rd    *stmtReader // reads through cached prepared statements
+	// synchronous is the writer's PRAGMA synchronous mode (SynchronousFull or
+	// SynchronousNormal), which writes of throwaway state lower for themselves.
+	synchronous string
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -84,7 +87,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		q.Set("_txlock", "immediate")
 		return "file:" + path + "?" + q.Encode()
 	}
-	db := &DB{path: path, Now: time.Now}
+	db := &DB{path: path, Now: time.Now, synchronous: o.synchronous}
 	var err error
 	if db.write, err = sql.Open("sqlite", dsn()); err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)

@@ -74,7 +74,7 @@ Production guide: /docs/deployment.`, out)
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
-	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs recording audio links (default: signing.key beside the database)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
@@ -121,11 +121,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
-	keyFile := cfg.signingKeyFile
-	if keyFile == "" {
-		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
-	}
-	key, err := loadOrCreateKey(keyFile)
+	key, keySource, err := signingKey(cfg)
 	if err != nil {
 		return err
 	}
@@ -147,6 +143,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		acfg.Content = os.DirFS(cfg.contentDir)
 	}
 	m, err := app.Open(ctx, acfg)
+	if errors.Is(err, store.ErrSigningKeyMismatch) {
+		return fmt.Errorf("%w (the key from %s): every replica on one database must start with the key the database was "+
+			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
+			"from a replica that runs, or from where the database was first served, and start again "+
+			"(stored webhook credentials are sealed with it, so a new key cannot take its place)", err, keySource)
+	}
 	if err != nil {
 		return err
 	}
@@ -257,6 +259,31 @@ answerdesk demo is ready at %[1]s
   Application keys (create and revoke API tokens): %[1]s/settings/keys
 
 `, baseURL, d.Token, d.AdminToken, d.Password)
+}
+
+// signingKeyEnv holds the signing key itself, for platforms that hand secrets over as
+// environment variables rather than files.
+const signingKeyEnv = "ANSWERDESK_SIGNING_KEY"
+
+// signingKey is the key serve signs and seals with, and where it came from: the
+// ANSWERDESK_SIGNING_KEY value, or --signing-key-file (default signing.key beside a SQLite
+// database, created on first start).
+func signingKey(cfg serveConfig) (key []byte, source string, err error) {
+	if v, ok := os.LookupEnv(signingKeyEnv); ok {
+		if cfg.signingKeyFile != "" {
+			return nil, "", usagef("serve: both %s and --signing-key-file are set: keep one", signingKeyEnv)
+		}
+		if len(v) < 32 {
+			return nil, "", usagef("serve: %s: want at least 32 characters (e.g. from openssl rand -hex 32), have %d", signingKeyEnv, len(v))
+		}
+		return []byte(v), signingKeyEnv, nil
+	}
+	keyFile := cfg.signingKeyFile
+	if keyFile == "" {
+		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
+	}
+	key, err = loadOrCreateKey(keyFile)
+	return key, keyFile, err
 }
 
 // loadOrCreateKey reads the signing key file, creating it with 32 random bytes and mode
