@@ -22,7 +22,7 @@ func (db *DB) CreateAccount(ctx context.Context, number, name, timeZone string) 
 	res, err := db.write.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?)`,
 		number, name, timeZone, db.now().UnixMilli())
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
+		if isUnique(err) {
 			return nil, answerdesk.Errorf(answerdesk.ECONFLICT, "account %s exists", number)
 		}
 		return nil, fmt.Errorf("create account %s: %w", number, err)

@@ -108,7 +108,7 @@ func (db *DB) writeUnsynced(ctx context.Context, fn func(*sql.Conn) error) error
 		return err
 	}
 	defer conn.Close()
-	if db.synchronous == SynchronousNormal {
+	if db.d.postgres || db.synchronous == SynchronousNormal {
 		return fn(conn)
 	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {

@@ -6,13 +6,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // The database limiter answers as the memory one does (ratelimit.TestMemory): a fixed
 // window per key, a request over the limit spends nothing, a new window starts afresh.
-func TestRateLimiter(t *testing.T) {
+func TestRateLimiter(t *testing.T) { forEachEngine(t, testRateLimiter) }
+
+func testRateLimiter(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := openSeedDB(t, "limit.db")
+	db := openTestDB(t, engine, "limit.db")
 	l := NewRateLimiter(db, "public", 3, time.Minute)
 	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	for i, want := range []struct {
@@ -27,9 +31,11 @@ func TestRateLimiter(t *testing.T) {
 			t.Fatalf("take %d: %+v", i, d)
 		}
 	}
-	var mode int
-	if err := db.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil || mode != 2 {
-		t.Fatalf("the writer is left at synchronous %d (%v), want FULL (2)", mode, err)
+	if engine == testdb.SQLite {
+		var mode int
+		if err := db.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil || mode != 2 {
+			t.Fatalf("the writer is left at synchronous %d (%v), want FULL (2)", mode, err)
+		}
 	}
 	steps := []struct {
 		name      string
@@ -61,9 +67,11 @@ func TestRateLimiter(t *testing.T) {
 }
 
 // Concurrent requests (as from several replicas) never spend more than the limit.
-func TestRateLimiterConcurrent(t *testing.T) {
+func TestRateLimiterConcurrent(t *testing.T) { forEachEngine(t, testRateLimiterConcurrent) }
+
+func testRateLimiterConcurrent(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := openSeedDB(t, "limit.db")
+	db := openTestDB(t, engine, "limit.db")
 	limiters := []*RateLimiter{NewRateLimiter(db, "public", 60, time.Minute), NewRateLimiter(db, "public", 60, time.Minute)}
 	now := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	var mu sync.Mutex
@@ -90,9 +98,11 @@ func TestRateLimiterConcurrent(t *testing.T) {
 }
 
 // Counters of passed windows are deleted, and only those.
-func TestRateLimiterSweeps(t *testing.T) {
+func TestRateLimiterSweeps(t *testing.T) { forEachEngine(t, testRateLimiterSweeps) }
+
+func testRateLimiterSweeps(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := openSeedDB(t, "limit.db")
+	db := openTestDB(t, engine, "limit.db")
 	l := NewRateLimiter(db, "public", 5, time.Minute)
 	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	for _, key := range []string{"a", "b", "c"} {
@@ -109,9 +119,11 @@ func TestRateLimiterSweeps(t *testing.T) {
 }
 
 // A database remembers the key it was first served with and refuses another.
-func TestCheckSigningKey(t *testing.T) {
+func TestCheckSigningKey(t *testing.T) { forEachEngine(t, testCheckSigningKey) }
+
+func testCheckSigningKey(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := openSeedDB(t, "key.db")
+	db := openTestDB(t, engine, "key.db")
 	a, b := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
 	for i, step := range []struct {
 		key  []byte
@@ -130,10 +142,17 @@ func TestCheckSigningKey(t *testing.T) {
 	}
 }
 
-// BenchmarkRateLimiterTake measures one Take: one upsert through the writer.
+// BenchmarkRateLimiterTake measures one Take: one upsert through the writer (SQLite at
+// synchronous FULL, the default).
 func BenchmarkRateLimiterTake(b *testing.B) {
+	for _, engine := range testdb.Engines() {
+		b.Run(engine, func(b *testing.B) { benchmarkRateLimiterTake(b, engine) })
+	}
+}
+
+func benchmarkRateLimiterTake(b *testing.B, engine string) {
 	ctx := context.Background()
-	db, err := Open(ctx, b.TempDir()+"/bench.db") // synchronous FULL, the default
+	db, err := Open(ctx, testdb.DSN(b, engine, "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

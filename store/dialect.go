@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// The engine differences live here, and only here: every query in this package is written
+// once, in the SQL both engines accept (? placeholders, INTEGER unix-ms times, INTEGER 0/1
+// booleans, ON CONFLICT, RETURNING), and this file adapts it to PostgreSQL where it must.
+//
+// What differs, and where it is handled:
+//   - placeholders: queries use ?; the PostgreSQL connection rewrites them to $1, $2, ... once
+//     per query text (rebind), so call sites and the statement cache stay engine-blind;
+//   - Go bools are sent as 0/1 (the columns are INTEGER on both engines, so scans are alike);
+//   - DDL: migrations/sqlite and migrations/postgres, numbered alike (WITHOUT ROWID, triggers,
+//     identity columns and bytea differ); the PostgreSQL schema also defines group_concat, so
+//     the queries that join a user's account ids stay one text;
+//   - locking: SQLite has one writer, so a write transaction's reads see what no one else can
+//     change until it commits. PostgreSQL has many writers (and many replicas): write
+//     transactions run SERIALIZABLE and are retried (a bounded number of times) on a
+//     serialization failure or deadlock (40001, 40P01), which keeps every read-then-write in
+//     db.tx correct without per-query locks; work queues claim rows with FOR UPDATE SKIP
+//     LOCKED (d.skipLocked) so that workers on many replicas take different rows instead of
+//     failing each other's transactions;
+//   - unique violations: SQLite's "UNIQUE constraint failed" text, PostgreSQL's SQLSTATE 23505;
+//   - backup: VACUUM INTO is SQLite's; PostgreSQL has pg_dump (Backup refuses);
+//   - pools: SQLite one writer connection and a query_only read pool; PostgreSQL one pool.
+type dialect struct {
+	postgres bool
+	// migrations is the folder of this engine's migrations in migrationFS.
+	migrations string
+	// skipLocked ends a SELECT that claims work rows: PostgreSQL locks the rows it returns and
+	// skips those another transaction holds. SQLite's single writer makes it needless.
+	skipLocked string
+	// migrationLock is run first in every migration transaction: replicas that start together
+	// apply each migration once.
+	migrationLock string
+}
+
+var (
+	sqliteDialect   = dialect{migrations: "migrations/sqlite"}
+	postgresDialect = dialect{postgres: true, migrations: "migrations/postgres",
+		skipLocked: " FOR UPDATE SKIP LOCKED", migrationLock: `SELECT pg_advisory_xact_lock(727466)`}
+)
+
+// IsPostgresURL reports whether dsn names a PostgreSQL database (postgres:// or
+// postgresql://) rather than a SQLite file.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// maxTxAttempts bounds how often a write transaction is run when PostgreSQL reports a
+// serialization failure or deadlock: each retry starts from a fresh snapshot.
+const maxTxAttempts = 8
+
+// retryable reports whether err is a PostgreSQL serialization failure or deadlock, after
+// which the whole transaction may be run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// isUnique reports whether err is a unique-constraint violation on either engine.
+func isUnique(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23505"
+	}
+	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// openPostgres opens one pool on the PostgreSQL database at url whose connections rewrite
+// ? placeholders.
+func openPostgres(url string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)}), nil
+}
+
+type rebindConnector struct{ driver.Connector }
+
+func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rebindConn{conn.(*stdlib.Conn)}, nil
+}
+
+// rebindConn is a pgx connection that takes ? placeholders and Go bools.
+type rebindConn struct{ *stdlib.Conn }
+
+func (c rebindConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(rebind(query))
+}
+
+func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, rebind(query))
+}
+
+func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, rebind(query), args)
+}
+
+func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, rebind(query), args)
+}
+
+// CheckNamedValue sends a Go bool as 0 or 1: flags are INTEGER columns on both engines.
+func (c rebindConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+	}
+	return c.Conn.CheckNamedValue(nv)
+}
+
+var rebound sync.Map // query text -> rewritten text; queries come from a small set of shapes
+
+// rebind rewrites the ? placeholders of query as $1, $2, ...; a ? inside a string literal, a
+// quoted identifier or a comment is left alone.
+func rebind(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
+	if q, ok := rebound.Load(query); ok {
+		return q.(string)
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		ch := query[i]
+		switch {
+		case ch == '\'' || ch == '"':
+			j := strings.IndexByte(query[i+1:], ch)
+			if j < 0 {
+				b.WriteString(query[i:])
+				i = len(query)
+				continue
+			}
+			b.WriteString(query[i : i+j+2])
+			i += j + 1
+		case ch == '-' && i+1 < len(query) && query[i+1] == '-':
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				j = len(query) - i
+			}
+			b.WriteString(query[i : i+j])
+			i += j - 1
+		case ch == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	q := b.String()
+	rebound.Store(query, q)
+	return q
+}
