@@ -279,6 +279,11 @@ func signingKey(cfg serveConfig) (key []byte, source string, err error) {
 		return []byte(v), signingKeyEnv, nil
 	}
 	keyFile := cfg.signingKeyFile
+	if keyFile == "" && store.IsPostgresURL(cfg.db) {
+		// No directory to keep it beside, and replicas must share one: the operator chooses.
+		return nil, "", usagef("serve: a PostgreSQL --db needs the signing key every replica shares: --signing-key-file FILE "+
+			"(created with 32 random bytes if missing; copy it to every replica) or %s (e.g. from openssl rand -hex 32)", signingKeyEnv)
+	}
 	if keyFile == "" {
 		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
 	}
