@@ -82,6 +82,18 @@ func isUnique(err error) bool {
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
+// isForeignKey reports whether err is a foreign-key violation on either engine.
+func isForeignKey(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23503"
+	}
+	return strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
+}
+
 // openPostgres opens one pool on the PostgreSQL database at url whose connections rewrite
 // ? placeholders.
 func openPostgres(url string) (*sql.DB, error) {

@@ -61,13 +61,14 @@ func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit i
 				if i == len(skipped)-1 && skippedCount > len(skipped) {
 					msg += fmt.Sprintf(" (%d more missed occurrences not listed)", skippedCount-len(skipped))
 				}
-				res, err := tx.ExecContext(ctx, `INSERT INTO to_do_occurrences (to_do_id, scheduled_at, status, due_at, error, updated_at)
-					VALUES (?, ?, 'skipped', ?, ?, ?) ON CONFLICT DO NOTHING`, d.toDoID, sk.UnixMilli(), nowMS, msg, nowMS)
-				if err != nil {
+				// RETURNING gives no row when the occurrence was there already.
+				var id int64
+				err := tx.QueryRowContext(ctx, `INSERT INTO to_do_occurrences (to_do_id, scheduled_at, status, due_at, error, updated_at)
+					VALUES (?, ?, 'skipped', ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`, d.toDoID, sk.UnixMilli(), nowMS, msg, nowMS).Scan(&id)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return fmt.Errorf("record skipped occurrence: %w", err)
 				}
-				if inserted, _ := res.RowsAffected(); inserted == 1 {
-					id, _ := res.LastInsertId()
+				if err == nil {
 					if _, err := tx.ExecContext(ctx, `INSERT INTO to_do_attempts (occurrence_id, to_do_id, at, channel, status, error)
 						VALUES (?, ?, ?, ?, 'skipped', ?)`, id, d.toDoID, nowMS, channelFor(d.deliveryType), msg); err != nil {
 						return fmt.Errorf("record skipped attempt: %w", err)
