@@ -34,7 +34,6 @@ func fieldErr(field, msg string) error {
 		Fields: []answerdesk.FieldError{{Field: field, Message: msg}}}
 }
 
-
 // CreateAccount creates an account with its SMS numbers and sending domains in one transaction.
 func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, req *answerdesk.AccountCreate) (*answerdesk.AccountDetail, error) {
 	if err := c.RequireAdmin(); err != nil {
