@@ -481,6 +481,7 @@ func (s *SessionStore) DeleteSession(ctx context.Context, plain string) error {
 func (s *OAuthStore) PurgeExpired(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
 		for _, q := range []string{
 			`DELETE FROM oauth_codes WHERE expires_at < ?`,
 			`DELETE FROM oauth_tokens WHERE expires_at < ?`,

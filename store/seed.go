@@ -165,8 +165,9 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 		}
 	}
 
-	g := newGen(rand.New(rand.NewPCG(seedHi, seedLo)))
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		// Drawn from the start on every run of the transaction, so a retried run inserts the same data.
+		g := newGen(rand.New(rand.NewPCG(seedHi, seedLo)))
 		if ok, err := demoSeeded(ctx, tx); err != nil || ok {
 			return err // seeded concurrently meanwhile
 		}
