@@ -340,6 +340,23 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 }
 
+// claimTx runs fn in a write transaction that claims work rows with d.claim: on PostgreSQL
+// at READ COMMITTED, the rows' locks making the claim exclusive (see dialect.go); retried on
+// deadlock only. On SQLite it is tx.
+func (db *DB) claimTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if !db.d.postgres {
+		return db.tx(ctx, fn)
+	}
+	opts := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	for attempt := 1; ; attempt++ {
+		err := db.tx1(ctx, opts, fn)
+		if err == nil || !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond)
+	}
+}
+
 func (db *DB) tx1(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {

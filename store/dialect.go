@@ -29,9 +29,11 @@ import (
 //     change until it commits. PostgreSQL has many writers (and many replicas): write
 //     transactions run SERIALIZABLE and are retried (a bounded number of times) on a
 //     serialization failure or deadlock (40001, 40P01), which keeps every read-then-write in
-//     db.tx correct without per-query locks; work queues claim rows with FOR UPDATE SKIP
-//     LOCKED (d.skipLocked) so that workers on many replicas take different rows instead of
-//     failing each other's transactions;
+//     db.tx correct without per-query locks. Work queues are claimed in db.claimTx instead:
+//     READ COMMITTED, with FOR UPDATE SKIP LOCKED (d.claim) on the rows taken, so workers on
+//     many replicas take different rows (under SERIALIZABLE two claimers reading the same
+//     index range would fail each other's transactions); the row lock is what makes a claim
+//     exclusive, and a transaction that later changes a claimed row waits for it;
 //   - unique violations: SQLite's "UNIQUE constraint failed" text, PostgreSQL's SQLSTATE 23505;
 //   - backup: VACUUM INTO is SQLite's; PostgreSQL has pg_dump (Backup refuses);
 //   - pools: SQLite one writer connection and a query_only read pool; PostgreSQL one pool.
@@ -39,9 +41,6 @@ type dialect struct {
 	postgres bool
 	// migrations is the folder of this engine's migrations in migrationFS.
 	migrations string
-	// skipLocked ends a SELECT that claims work rows: PostgreSQL locks the rows it returns and
-	// skips those another transaction holds. SQLite's single writer makes it needless.
-	skipLocked string
 	// migrationLock is run first in every migration transaction: replicas that start together
 	// apply each migration once.
 	migrationLock string
@@ -50,8 +49,21 @@ type dialect struct {
 var (
 	sqliteDialect   = dialect{migrations: "migrations/sqlite"}
 	postgresDialect = dialect{postgres: true, migrations: "migrations/postgres",
-		skipLocked: " FOR UPDATE SKIP LOCKED", migrationLock: `SELECT pg_advisory_xact_lock(727466)`}
+		migrationLock: `SELECT pg_advisory_xact_lock(727466)`}
 )
+
+// claim ends a SELECT that claims work rows (of the table aliased alias, or of the only
+// table): PostgreSQL locks the rows it returns and skips those another transaction holds, so
+// workers on many replicas take different rows. SQLite's single writer makes it needless.
+func (d dialect) claim(alias string) string {
+	switch {
+	case !d.postgres:
+		return ""
+	case alias == "":
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return " FOR UPDATE OF " + alias + " SKIP LOCKED"
+}
 
 // IsPostgresURL reports whether dsn names a PostgreSQL database (postgres:// or
 // postgresql://) rather than a SQLite file.
@@ -80,6 +92,18 @@ func isUnique(err error) bool {
 		return pe.Code == "23505"
 	}
 	return strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// isForeignKey reports whether err is a foreign-key violation on either engine.
+func isForeignKey(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23503"
+	}
+	return strings.Contains(err.Error(), "FOREIGN KEY constraint failed")
 }
 
 // openPostgres opens one pool on the PostgreSQL database at url whose connections rewrite
