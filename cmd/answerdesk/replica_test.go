@@ -6,14 +6,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +26,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk/internal/testdb"
+	"golang.org/x/oauth2"
 )
 
 // serveProc is a running "answerdesk serve" process.
@@ -189,6 +195,28 @@ func (c *replicaClient) pick() (int, string) {
 	}
 }
 
+// ServeHTTP makes the replicas one service behind a load balancer, as their shared
+// --base-url: each request goes to the next live replica, or to the one X-Replica names;
+// X-Served-By says which served it.
+func (c *replicaClient) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i, base := c.pick()
+	if n, err := strconv.Atoi(r.Header.Get("X-Replica")); err == nil {
+		i, base = n, "http://"+c.procs[n].addr
+	}
+	target, _ := url.Parse(base)
+	w.Header().Set("X-Served-By", strconv.Itoa(i))
+	httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+}
+
+// onReplica is a transport that sends every request to one replica through the balancer.
+type onReplica int
+
+func (n onReplica) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Replica", strconv.Itoa(int(n)))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // do sends one request to replica base and returns the status, headers and body.
 func (c *replicaClient) do(method, url string, header map[string]string, body any) (int, http.Header, []byte, error) {
 	var rd io.Reader
@@ -240,10 +268,12 @@ func TestReplicas(t *testing.T) {
 	receiver := httptest.NewServer(rec)
 	defer receiver.Close()
 	key := filepath.Join(dir, "signing.key")
-	args := []string{"--db", dbURL, "--signing-key-file", key, "--dispatch-allow-private", "--dispatch-lease", "5s",
+	c := &replicaClient{t: t, dead: map[int]bool{}}
+	lb := httptest.NewServer(c)
+	defer lb.Close()
+	args := []string{"--db", dbURL, "--signing-key-file", key, "--base-url", lb.URL, "--dispatch-allow-private", "--dispatch-lease", "5s",
 		"--trusted-proxy", "127.0.0.1", "--shutdown-timeout", "5s",
 		"--twilio-base-url", receiver.URL, "--twilio-account-sid", "ACreplicatest", "--twilio-auth-token", "replica-token"}
-	c := &replicaClient{t: t, dead: map[int]bool{}}
 	for range 3 {
 		c.procs = append(c.procs, startServe(t, dir, nil, args...))
 	}
@@ -357,6 +387,91 @@ func TestReplicas(t *testing.T) {
 		if status, _, body, _ := c.do("POST", base+"/mcp/public", mcpHeader, map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}); status < 400 {
 			t.Errorf("a forged session id was accepted: %d %s", status, body)
 		}
+	})
+
+	t.Run("an OAuth code issued by one replica is exchanged on another, its token used on a third", func(t *testing.T) {
+		redirect := "http://127.0.0.1:53682/callback"
+		status, _, body, err := c.do("POST", lb.URL+"/oauth/register", nil, map[string]any{
+			"client_name": "Replica Assistant", "redirect_uris": []string{redirect},
+			"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"}})
+		var reg struct {
+			ClientID string `json:"client_id"`
+		}
+		if err != nil || status != 201 || json.Unmarshal(body, &reg) != nil {
+			t.Fatalf("register: %d %v %s", status, err, body)
+		}
+		cfg := &oauth2.Config{ClientID: reg.ClientID, RedirectURL: redirect, Scopes: []string{"messages:read"},
+			Endpoint: oauth2.Endpoint{AuthURL: lb.URL + "/oauth/authorize", TokenURL: lb.URL + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams}}
+		// A browser whose requests the balancer spreads: sign-in, CSRF and consent cross replicas too.
+		jar, _ := cookiejar.New(nil)
+		browser := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			if !strings.HasPrefix(req.URL.String(), lb.URL) {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}}
+		visit := func(req *http.Request) (*http.Response, string) {
+			t.Helper()
+			resp, err := browser.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp, string(b)
+		}
+		form := func(u string, page string, set map[string]string) *http.Request {
+			v := url.Values{}
+			if end := strings.Index(page, "</form>"); end >= 0 {
+				page = page[:end]
+			}
+			for _, m := range regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`).FindAllStringSubmatch(page, -1) {
+				v.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+			}
+			for k, x := range set {
+				v.Set(k, x)
+			}
+			req, _ := http.NewRequest("POST", u, strings.NewReader(v.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return req
+		}
+		verifier := oauth2.GenerateVerifier()
+		req, _ := http.NewRequest("GET", cfg.AuthCodeURL("state-r", oauth2.S256ChallengeOption(verifier),
+			oauth2.SetAuthURLParam("resource", lb.URL+"/mcp/account")), nil)
+		resp, page := visit(req)
+		if resp.Request.URL.Path != "/login" {
+			t.Fatalf("want the sign-in page, got %s %d", resp.Request.URL, resp.StatusCode)
+		}
+		resp, page = visit(form(lb.URL+"/login", page, map[string]string{"email": "owner@birch.example", "password": "demo-password"}))
+		if resp.Request.URL.Path != "/oauth/authorize" || !strings.Contains(page, `name="decision"`) {
+			t.Fatalf("want the consent page, got %s %d: %.300s", resp.Request.URL, resp.StatusCode, page)
+		}
+		resp, page = visit(form(lb.URL+"/oauth/authorize", page, map[string]string{"decision": "allow"}))
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		if loc == nil || loc.Query().Get("code") == "" {
+			t.Fatalf("no code: %d %q %.300s", resp.StatusCode, resp.Header.Get("Location"), page)
+		}
+		issuer, _ := strconv.Atoi(resp.Header.Get("X-Served-By"))
+		exchanger, user := (issuer+1)%3, (issuer+2)%3
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: onReplica(exchanger)})
+		tok, err := cfg.Exchange(ctx, loc.Query().Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatalf("exchange on replica %d of a code from replica %d: %v", exchanger, issuer, err)
+		}
+		req, _ = http.NewRequest("POST", lb.URL+"/mcp/account", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		mresp, err := (&http.Client{Transport: onReplica(user)}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mresp.Body.Close()
+		if mresp.StatusCode != 200 || mresp.Header.Get("X-Served-By") != strconv.Itoa(user) {
+			t.Fatalf("the token on replica %d: %d (served by %s)", user, mresp.StatusCode, mresp.Header.Get("X-Served-By"))
+		}
+		t.Logf("code issued by replica %d, exchanged on %d, token used on %d", issuer, exchanger, user)
 	})
 
 	t.Run("every message is delivered though a replica is killed, every To Do occurrence sent once", func(t *testing.T) {
