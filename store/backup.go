@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 )
 
-// Backup writes a consistent copy of a SQLite database (PostgreSQL: refused, pg_dump's
-// job). It writes a consistent copy of the database to a new file with VACUUM INTO: it runs
+// Backup copies a SQLite database (on PostgreSQL it refuses: that is pg_dump's job).
+// It writes a consistent copy of the database to a new file with VACUUM INTO: it runs
 // while the service serves (it reads one snapshot; writers are not blocked in WAL mode) and
 // the copy is compact and needs no -wal file. The target must not exist. The copy is then
 // opened and checked with PRAGMA quick_check, so a backup that reports success restores.

@@ -217,6 +217,10 @@ func (db *DB) Close() error {
 // Path is the database file's path, or the PostgreSQL URL.
 func (db *DB) Path() string { return db.path }
 
+// SQL is the pool that serves reads, for tests and tools that read rows directly (on SQLite
+// it refuses writes). Queries take ? placeholders on both engines.
+func (db *DB) SQL() *sql.DB { return db.read }
+
 // Postgres reports whether the database is PostgreSQL (not SQLite).
 func (db *DB) Postgres() bool { return db.d.postgres }
 

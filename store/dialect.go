@@ -23,8 +23,10 @@ import (
 //     per query text (rebind), so call sites and the statement cache stay engine-blind;
 //   - Go bools are sent as 0/1 (the columns are INTEGER on both engines, so scans are alike);
 //   - DDL: migrations/sqlite and migrations/postgres, numbered alike (WITHOUT ROWID, triggers,
-//     identity columns and bytea differ); the PostgreSQL schema also defines group_concat, so
-//     the queries that join a user's account ids stay one text;
+//     identity columns and bytea differ); the PostgreSQL schema also defines SQLite's
+//     group_concat and instr, so the queries that use them stay one text;
+//   - boolean expressions: PostgreSQL's are of type boolean, so a query never stores or
+//     selects one into an INTEGER column or variable (CASE WHEN ... THEN 1 ELSE 0 END);
 //   - locking: SQLite has one writer, so a write transaction's reads see what no one else can
 //     change until it commits. PostgreSQL has many writers (and many replicas): write
 //     transactions run SERIALIZABLE and are retried (a bounded number of times) on a
@@ -80,6 +82,15 @@ const maxTxAttempts = 8
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// DisplayName is dsn as it may be shown or logged: a SQLite path as it is, a PostgreSQL URL
+// without its password.
+func DisplayName(dsn string) string {
+	if IsPostgresURL(dsn) {
+		return redactURL(dsn)
+	}
+	return dsn
 }
 
 // isUnique reports whether err is a unique-constraint violation on either engine.

@@ -224,8 +224,8 @@ func (s *ToDoService) RecordAttempts(ctx context.Context, results []answerdesk.A
 func (s *ToDoService) refreshSending(ctx context.Context, tx *sql.Tx, toDos map[int64]bool) error {
 	now := s.db.now().UnixMilli()
 	for id := range toDos {
-		if _, err := tx.ExecContext(ctx, `UPDATE to_dos SET updated_at = ?, is_sending = EXISTS (
-			SELECT 1 FROM to_do_occurrences WHERE to_do_id = ? AND status = 'sending') WHERE id = ?`, now, id, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE to_dos SET updated_at = ?, is_sending = CASE WHEN EXISTS (
+			SELECT 1 FROM to_do_occurrences WHERE to_do_id = ? AND status = 'sending') THEN 1 ELSE 0 END WHERE id = ?`, now, id, id); err != nil {
 			return fmt.Errorf("update to-do %d: %w", id, err)
 		}
 	}

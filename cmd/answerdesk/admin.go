@@ -19,7 +19,7 @@ import (
 // openDB opens the database; with mustExist a missing file is an error instead of a new,
 // empty database (a mistyped --db would otherwise answer "no such user").
 func openDB(ctx context.Context, path string, mustExist bool) (*store.DB, error) {
-	if mustExist {
+	if mustExist && !store.IsPostgresURL(path) {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("database %s does not exist (check --db; answerdesk migrate --db %s creates it)", path, path)
 		}
@@ -38,7 +38,7 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	fmt.Fprintln(stdout, "database", *path, "is migrated")
+	fmt.Fprintln(stdout, "database", store.DisplayName(*path), "is migrated")
 	return nil
 }
 
@@ -57,7 +57,7 @@ func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", *path, demo.Token, demo.AdminToken)
+	fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*path), demo.Token, demo.AdminToken)
 	return nil
 }
 

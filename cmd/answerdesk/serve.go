@@ -63,7 +63,7 @@ and migrated on start. SIGTERM drains in-flight requests and work, then exits 0.
 Production guide: /docs/deployment.`, out)
 	fs := c.fs
 	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
-	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start)")
+	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start), or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (the database must exist; migrated on start)")
 	fs.StringVar(&cfg.dbSynchronous, "db-synchronous", "full", "full: every answered write survives a power loss; normal: fewer disk syncs, survives a process crash only")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
@@ -74,7 +74,7 @@ Production guide: /docs/deployment.`, out)
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
-	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database; or the key itself in ANSWERDESK_SIGNING_KEY)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
@@ -188,7 +188,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go func() { serveErr <- metricsServer.Serve(mln) }()
 		logger.Info("serving metrics", "addr", mln.Addr().String())
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", cfg.db, "version", version)
+	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
 
 	select {
 	case err := <-serveErr:
@@ -279,12 +279,13 @@ func signingKey(cfg serveConfig) (key []byte, source string, err error) {
 		return []byte(v), signingKeyEnv, nil
 	}
 	keyFile := cfg.signingKeyFile
-	if keyFile == "" && store.IsPostgresURL(cfg.db) {
-		// No directory to keep it beside, and replicas must share one: the operator chooses.
-		return nil, "", usagef("serve: a PostgreSQL --db needs the signing key every replica shares: --signing-key-file FILE "+
-			"(created with 32 random bytes if missing; copy it to every replica) or %s (e.g. from openssl rand -hex 32)", signingKeyEnv)
-	}
-	if keyFile == "" {
+	switch {
+	case keyFile != "":
+	case store.IsPostgresURL(cfg.db):
+		// A URL has no directory to keep the key beside. Replicas must share it: one that
+		// made its own is refused by the database's key fingerprint (app.Open).
+		keyFile = filepath.Join("data", "signing.key")
+	default:
 		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
 	}
 	key, err = loadOrCreateKey(keyFile)

@@ -1,4 +1,5 @@
-// Package testapp builds a real answerdesk for tests: a fresh SQLite file, the real router
+// Package testapp builds a real answerdesk for tests: a fresh database (a SQLite file, or a
+// new PostgreSQL database when ANSWERDESK_TEST_ENGINE=postgres; see internal/testdb), the real router
 // on an httptest server, a movable clock, and a small fixture of two accounts with a user
 // each and an admin. Tests make requests through HTTP and assert on what comes back.
 package testapp
@@ -10,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/app"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/oauth"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
@@ -83,7 +84,7 @@ func New(t testing.TB) *App {
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
 	m, err := app.Open(ctx, app.Config{
-		DB:           filepath.Join(t.TempDir(), "answerdesk.db"),
+		DB:           testdb.DSN(t, testdb.Engine(), "answerdesk.db"),
 		BaseURL:      "http://" + server.Listener.Addr().String(),
 		Key:          []byte("test-signing-key-0123456789abcdef"),
 		SecretKey:    []byte("test-key-material-0123456789abcdef"),

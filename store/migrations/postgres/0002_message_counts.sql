@@ -41,10 +41,3 @@ CREATE TRIGGER messages_count_update AFTER UPDATE OF account_id, created_at, ori
 	FOR EACH ROW WHEN ((OLD.account_id, OLD.created_at / 86400000, OLD.origin, OLD.status, OLD.read)
 		IS DISTINCT FROM (NEW.account_id, NEW.created_at / 86400000, NEW.origin, NEW.status, NEW.read))
 	EXECUTE FUNCTION messages_count();
-
--- group_concat as SQLite has it (comma-separated, NULLs skipped), so queries that join a
--- user's account ids are one text on both engines.
-CREATE FUNCTION group_concat_step(acc text, v anyelement) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN v IS NULL THEN acc WHEN acc IS NULL THEN v::text ELSE acc || ',' || v::text END
-$$;
-CREATE AGGREGATE group_concat(anyelement) (SFUNC = group_concat_step, STYPE = text);
