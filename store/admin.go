@@ -449,7 +449,7 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 				`UPDATE users SET disabled_at = coalesce(disabled_at, ?1) WHERE id = ?2`,
 				`UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?1) WHERE user_id = ?2`,
 				`UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = ?2)`,
-				`DELETE FROM web_sessions WHERE user_id = ?2 AND ?1 IS NOT NULL`,
+				`DELETE FROM web_sessions WHERE user_id = ?2 AND CAST(?1 AS BIGINT) IS NOT NULL`,
 			} {
 				if _, err := tx.ExecContext(ctx, q, now, id); err != nil {
 					return fmt.Errorf("disable user %d: %w", id, err)

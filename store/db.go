@@ -339,15 +339,24 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		if err == nil || !db.d.postgres || !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
 			return err
 		}
-		// A short, growing, jittered pause lets the transaction that won finish first.
-		time.Sleep(time.Duration(attempt*attempt)*time.Millisecond + time.Duration(rand.IntN(1000))*time.Microsecond)
+		retryPause(attempt)
 	}
 }
 
-// claimTx runs fn in a write transaction that claims work rows with d.claim: on PostgreSQL
-// at READ COMMITTED, the rows' locks making the claim exclusive (see dialect.go); retried on
-// deadlock only. On SQLite it is tx.
-func (db *DB) claimTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// retryPause waits before the next run of a failed transaction: a growing (1 ms doubling,
+// at most 64 ms), jittered pause, so the transaction that won finishes first and the losers
+// do not collide again in step.
+func retryPause(attempt int) {
+	d := time.Millisecond << min(attempt-1, 6)
+	time.Sleep(d/2 + time.Duration(rand.Int64N(int64(d))))
+}
+
+// txReadCommitted is tx at READ COMMITTED on PostgreSQL (on SQLite it is tx), for
+// transactions whose correctness rests on row locks and single-statement conditions, not on
+// what they read staying as read: claims of work rows with d.claim (the locks make a claim
+// exclusive, see dialect.go), and creating a message (whose counter row every concurrent
+// create in the account updates: at READ COMMITTED they queue on it instead of failing).
+func (db *DB) txReadCommitted(ctx context.Context, fn func(*sql.Tx) error) error {
 	if !db.d.postgres {
 		return db.tx(ctx, fn)
 	}
@@ -357,7 +366,7 @@ func (db *DB) claimTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		if err == nil || !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
 			return err
 		}
-		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond)
+		retryPause(attempt)
 	}
 }
 

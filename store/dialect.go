@@ -31,7 +31,7 @@ import (
 //     change until it commits. PostgreSQL has many writers (and many replicas): write
 //     transactions run SERIALIZABLE and are retried (a bounded number of times) on a
 //     serialization failure or deadlock (40001, 40P01), which keeps every read-then-write in
-//     db.tx correct without per-query locks. Work queues are claimed in db.claimTx instead:
+//     db.tx correct without per-query locks. Work queues are claimed in db.txReadCommitted instead:
 //     READ COMMITTED, with FOR UPDATE SKIP LOCKED (d.claim) on the rows taken, so workers on
 //     many replicas take different rows (under SERIALIZABLE two claimers reading the same
 //     index range would fail each other's transactions); the row lock is what makes a claim
@@ -74,8 +74,9 @@ func IsPostgresURL(dsn string) bool {
 }
 
 // maxTxAttempts bounds how often a write transaction is run when PostgreSQL reports a
-// serialization failure or deadlock: each retry starts from a fresh snapshot.
-const maxTxAttempts = 8
+// serialization failure or deadlock: each retry starts from a fresh snapshot. With
+// retryPause the last attempt starts about 1.3 s after the first.
+const maxTxAttempts = 25
 
 // retryable reports whether err is a PostgreSQL serialization failure or deadlock, after
 // which the whole transaction may be run again.
@@ -169,8 +170,8 @@ func (c rebindConn) CheckNamedValue(nv *driver.NamedValue) error {
 
 var rebound sync.Map // query text -> rewritten text; queries come from a small set of shapes
 
-// rebind rewrites the ? placeholders of query as $1, $2, ...; a ? inside a string literal, a
-// quoted identifier or a comment is left alone.
+// rebind rewrites the ? placeholders of query as $1, $2, ... (and ?NNN as $NNN); a ? inside
+// a string literal, a quoted identifier or a comment is left alone.
 func rebind(query string) string {
 	if !strings.Contains(query, "?") {
 		return query
@@ -201,8 +202,18 @@ func rebind(query string) string {
 			b.WriteString(query[i : i+j])
 			i += j - 1
 		case ch == '?':
-			n++
+			// ?NNN (SQLite's numbered parameter) is $NNN; a bare ? is the next number.
+			j := i + 1
+			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+				j++
+			}
 			b.WriteByte('$')
+			if j > i+1 {
+				b.WriteString(query[i+1 : j])
+				i = j - 1
+				continue
+			}
+			n++
 			b.WriteString(strconv.Itoa(n))
 		default:
 			b.WriteByte(ch)

@@ -123,7 +123,7 @@ func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit 
 		return 0, err
 	}
 	n := 0
-	err := s.db.claimTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		n = 0
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE next_escalation_at IS NOT NULL AND next_escalation_at <= ?
 			AND status != 'acknowledged' ORDER BY next_escalation_at LIMIT ?`+s.db.d.claim(""), now.UnixMilli(), limit)
@@ -165,7 +165,7 @@ func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit 
 func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.ClaimedDelivery, error) {
 	var out []*answerdesk.ClaimedDelivery
 	nowMS := now.UnixMilli()
-	err := s.db.claimTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		out = nil
 		// A contact deleted, or a method disabled by a 410, since the delivery was queued (or
 		// replayed) gets nothing more: such deliveries fail here instead of being sent.

@@ -300,7 +300,7 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		}
 	}
 	var m *answerdesk.Message
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id)
 		if err != nil {

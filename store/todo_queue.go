@@ -16,7 +16,7 @@ import (
 // UNIQUE (to_do_id, scheduled_at) makes it safe to run twice for the same occurrence.
 func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit int, channelFor func(deliveryType string) string) (int, error) {
 	n := 0
-	err := s.db.claimTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		n = 0
 		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.schedulable_id, s.rule, s.times, s.starts_at, s.next_occurrence, t.delivery_type
 			FROM schedules s JOIN to_dos t ON t.id = s.schedulable_id
@@ -101,7 +101,7 @@ func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit i
 func (s *ToDoService) ClaimOccurrences(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.Occurrence, error) {
 	var occs []*answerdesk.Occurrence
 	nowMS := now.UnixMilli()
-	err := s.db.claimTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		occs = nil
 		// A waiting occurrence starts only while its To Do is active: a pause or cancel that
 		// committed first has dropped it already, and this condition keeps it so. One whose

@@ -75,8 +75,15 @@ type App struct {
 	OAuth *oauth.Server
 }
 
-// New starts an App; everything is closed when the test ends.
+// New starts an App on the engine the suites run on (testdb.Engine: SQLite unless
+// ANSWERDESK_TEST_ENGINE=postgres); everything is closed when the test ends.
 func New(t testing.TB) *App {
+	t.Helper()
+	return NewOn(t, testdb.Engine())
+}
+
+// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
+func NewOn(t testing.TB, engine string) *App {
 	t.Helper()
 	ctx := context.Background()
 	clock := &Clock{now: Start}
@@ -84,7 +91,7 @@ func New(t testing.TB) *App {
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
 	m, err := app.Open(ctx, app.Config{
-		DB:           testdb.DSN(t, testdb.Engine(), "answerdesk.db"),
+		DB:           testdb.DSN(t, engine, "answerdesk.db"),
 		BaseURL:      "http://" + server.Listener.Addr().String(),
 		Key:          []byte("test-signing-key-0123456789abcdef"),
 		SecretKey:    []byte("test-key-material-0123456789abcdef"),
