@@ -44,3 +44,15 @@ func (db *DB) CheckSigningKey(ctx context.Context, key []byte) error {
 	}
 	return nil
 }
+
+// ForgetSigningKey deletes the recorded key fingerprint, so that the next start records
+// its key as the database's: for a key lost for good. It reports whether one was recorded.
+// Secrets sealed with the old key stay unreadable and must be entered again.
+func (db *DB) ForgetSigningKey(ctx context.Context) (bool, error) {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM service_meta WHERE name = ?`, keyFingerprintName)
+	if err != nil {
+		return false, fmt.Errorf("forget the signing key fingerprint: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}

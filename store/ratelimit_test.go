@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,12 +134,21 @@ func testCheckSigningKey(t *testing.T, engine string) {
 			t.Errorf("start %d: %v, want %v", i, err, step.want)
 		}
 	}
+	if forgot, err := db.ForgetSigningKey(ctx); err != nil || !forgot {
+		t.Fatalf("forget: %v %v", forgot, err)
+	}
+	if err := db.CheckSigningKey(ctx, b); err != nil {
+		t.Errorf("a new key after the old one was forgotten: %v", err)
+	}
+	if err := db.CheckSigningKey(ctx, a); !errors.Is(err, ErrSigningKeyMismatch) {
+		t.Errorf("the forgotten key: %v, want a refusal", err)
+	}
 	var stored string
 	if err := db.read.QueryRowContext(ctx, `SELECT value FROM service_meta`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
-	if stored != KeyFingerprint(a) || KeyFingerprint(a) == KeyFingerprint(b) {
-		t.Errorf("stored %q, want the first key's fingerprint", stored)
+	if stored != KeyFingerprint(b) || KeyFingerprint(a) == KeyFingerprint(b) || strings.Contains(stored, string(b)) {
+		t.Errorf("stored %q, want the fingerprint of the key recorded last", stored)
 	}
 }
 

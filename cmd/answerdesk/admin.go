@@ -443,3 +443,31 @@ func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 	fmt.Fprintf(stdout, "copied %d rows in %d tables in %v; row counts verified\n", report.Rows, len(report.Tables), time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+func runDBResetSigningKey(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newCommand("db reset-signing-key", "[--db FILE]",
+		"Forget the signing key the database was first served with, so that the next serve accepts a\n"+
+			"new one. Only for a key lost for good: webhook credentials (Basic auth passwords, header\n"+
+			"values, signing secrets) sealed with the old key cannot be opened and must be set again.\n"+
+			"Every replica must then start with the same new key.", stdout)
+	path := c.db()
+	if _, err := c.parse(args); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *path, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	forgot, err := db.ForgetSigningKey(ctx)
+	if err != nil {
+		return err
+	}
+	if !forgot {
+		fmt.Fprintln(stdout, "no signing key was recorded: the next serve records its key")
+		return nil
+	}
+	fmt.Fprintln(stdout, "the signing key is forgotten: the next serve records its key as the database's;"+
+		" set the webhook credentials of delivery methods again (they were sealed with the old key)")
+	return nil
+}

@@ -33,6 +33,7 @@ Usage:
   answerdesk token revoke ID [--user EMAIL]
   answerdesk db backup --to FILE
   answerdesk db copy --from SOURCE --to TARGET
+  answerdesk db reset-signing-key
   answerdesk healthcheck [--url http://127.0.0.1:8080/readyz]
   answerdesk version
 
@@ -137,6 +138,7 @@ func groups() map[string]*group {
 		"db": {name: "db", about: "Database operations.", subs: []subcommand{
 			{"backup", "write a consistent copy of the database to a new file, while serve runs", runDBBackup},
 			{"copy", "copy every row into another, empty database (SQLite to PostgreSQL, or back)", runDBCopy},
+			{"reset-signing-key", "forget the signing key the database was served with (for a key lost for good)", runDBResetSigningKey},
 		}},
 	}
 }

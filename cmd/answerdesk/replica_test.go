@@ -132,12 +132,18 @@ func TestServeRefusesAnotherSigningKey(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 {
 		t.Fatalf("serve with another key: exit %d (%v), want 1\n%s", code, err, out)
 	}
-	for _, want := range []string{"signing key", "first served with", keyB, "--signing-key-file", "ANSWERDESK_SIGNING_KEY"} {
+	for _, want := range []string{"signing key", "first served with", keyB, "--signing-key-file", "ANSWERDESK_SIGNING_KEY", "db reset-signing-key"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the refusal does not say %q:\n%s", want, out)
 		}
 	}
 	startServe(t, dir, []string{"ANSWERDESK_SIGNING_KEY=" + valueA}, "--db", db).stop(t)
+
+	// A key lost for good: the database is told to forget it, and the new key starts.
+	if out, err := runCmd(t, "", "db", "reset-signing-key", "--db", db); err != nil || !strings.Contains(out, "forgotten") {
+		t.Fatalf("reset-signing-key: %v %s", err, out)
+	}
+	startServe(t, dir, nil, "--db", db, "--signing-key-file", keyB).stop(t)
 }
 
 // replicaRecorder is the outside world of the replica test: the webhook endpoint of an

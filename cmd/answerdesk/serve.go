@@ -147,7 +147,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w (the key from %s): every replica on one database must start with the key the database was "+
 			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
 			"from a replica that runs, or from where the database was first served, and start again "+
-			"(stored webhook credentials are sealed with it, so a new key cannot take its place)", err, keySource)
+			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
+			"answerdesk db reset-signing-key lets a new one in", err, keySource)
 	}
 	if err != nil {
 		return err
