@@ -330,7 +330,7 @@ func SeedMessages(ctx context.Context, db *DB, accountNumber string, n int, days
 			return fmt.Errorf("seed messages: %w", err)
 		}
 	}
-	return nil
+	return db.d.afterBulkLoad(ctx, db.write)
 }
 
 // gen generates demo data from one random source, in a fixed order of draws.

@@ -412,8 +412,9 @@ func printFirstStart(ctx context.Context, w io.Writer, db *store.DB, cfg serveCo
 	if meta.Total > 0 {
 		return nil
 	}
-	dbArg := cfg.db
-	if strings.ContainsAny(dbArg, " '\"") {
+	// A PostgreSQL URL is shown without its password (and quoted: it holds ? and &).
+	dbArg := store.DisplayName(cfg.db)
+	if strings.ContainsAny(dbArg, " '\"?&") {
 		dbArg = "'" + strings.ReplaceAll(dbArg, "'", `'\''`) + "'"
 	}
 	fmt.Fprintf(w, `
