@@ -524,6 +524,13 @@ func TestReplicas(t *testing.T) {
 			}
 			report := strings.Join(problems[:min(len(problems), 10)], "\n")
 			if n := serializationFailures(c.procs); n > 0 {
+				for i, p := range c.procs {
+					for _, line := range strings.Split(p.log(), "\n") {
+						if strings.Contains(line, "SQLSTATE 40001") {
+							t.Logf("replica %d: %s", i, line)
+						}
+					}
+				}
 				// Known (issue 17 report): concurrent message writes on PostgreSQL fail with
 				// SQLSTATE 40001 once store.tx's retries run out (the message_counts rows every
 				// message write updates, under SERIALIZABLE): creates answer 500, and a batch of
