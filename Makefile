@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http fuzz clean
+.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http fuzz clean postgres postgres-optional postgres-stop
 
 # make run PORT=8081 serves on another port; DB is the database file (kept across runs).
 PORT      ?= 8080
@@ -31,9 +31,15 @@ demo-reset: build ## delete the database and serve fresh demo data
 test: test-go test-zapier ## every test: Go (race detector) and the Zapier app
 
 # The Go tests, with the race detector. Fuzz targets run their seed corpus here. Chromium is
-# installed first when it can be (the browser tests skip without it).
-test-go: chromium-optional ## the Go tests with the race detector
-	$(GO) test -race -count=1 -timeout 9m ./...
+# installed first when it can be (the browser tests skip without it), and so is PostgreSQL:
+# the store's tests run on SQLite and PostgreSQL in one pass, and the suites built on
+# internal/testapp run a second time on PostgreSQL (PG_SUITES).
+PG_SUITES ?= ./rest/ ./mcp/ ./dispatch/ ./oauth/
+test-go: chromium-optional postgres-optional ## the Go tests with the race detector (on SQLite and PostgreSQL)
+	ANSWERDESK_TEST_POSTGRES="$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')" \
+		$(GO) test -race -count=1 -timeout 9m ./...
+	ANSWERDESK_TEST_ENGINE=postgres ANSWERDESK_TEST_POSTGRES="$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')" \
+		$(GO) test -race -count=1 -timeout 9m $(PG_SUITES)
 
 # The Zapier app (integrations/zapier) against a real answerdesk on a loopback port. Needs
 # node >= 20 and npm; without them it is skipped, loudly, so a Go-only machine still tests Go.
@@ -86,6 +92,30 @@ chromium-optional:
 		echo ""; \
 	}
 
+# PostgreSQL for the tests: the server at ANSWERDESK_TEST_POSTGRES (default PG_DEFAULT, the
+# local one) when it answers; otherwise Debian's postgresql, installed with apt when missing
+# (sudo when not root), runs a throwaway cluster in a temporary directory on a free port
+# (make postgres-stop removes it). The URL the tests use is written to PG_URL_FILE. "make
+# test" tries it first and goes on without it: the PostgreSQL tests then skip (or fail when
+# CI=true).
+PG_DEFAULT  := postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+PG_URL_FILE := bin/postgres-test-url
+postgres: ## a PostgreSQL server for the tests (installed and started when none answers)
+	@bash internal/testdb/postgres.sh start $(PG_URL_FILE)
+
+postgres-stop: ## stop the throwaway PostgreSQL cluster that make postgres started
+	@bash internal/testdb/postgres.sh stop $(PG_URL_FILE)
+
+postgres-optional:
+	@$(MAKE) --no-print-directory postgres || { \
+		echo ""; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!!! WARNING: no PostgreSQL for the tests. Every test on PostgreSQL will be     !!!"; \
+		echo "!!! SKIPPED (they fail when CI=true). Start one with: make postgres.          !!!"; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo ""; \
+		if [ "$$CI" = true ]; then exit 1; fi; \
+	}
 
 # Benchmarks: in-process (go test -bench) and HTTP load against a running server.
 bench: build ## benchmarks and the HTTP load generator

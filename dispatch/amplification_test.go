@@ -119,11 +119,7 @@ func TestMergeVariableAmplification(t *testing.T) {
 				t.Fatalf("the endpoint received bodies of %v bytes, want one of at most (and close to) %d", got, answerdesk.MaxPayloadBytes)
 			}
 
-			db, err := sql.Open("sqlite", "file:"+app.DB.Path()+"?mode=ro")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := app.DB.SQL()
 			var stored, deliveryCount int
 			if err := db.QueryRow(`SELECT coalesce(max(length(body)), 0), count(*) FROM dispatch_deliveries`).Scan(&stored, &deliveryCount); err != nil {
 				t.Fatal(err)
@@ -174,11 +170,7 @@ func BenchmarkAmplificationWorstCase(b *testing.B) {
 		}
 	}
 	content := strings.Repeat("Caller says the water heater leaks. ", 600)[:20000]
-	db, err := sql.Open("sqlite", "file:"+app.DB.Path()+"?mode=ro")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := app.DB.SQL()
 	var stats runtime.MemStats
 	runtime.ReadMemStats(&stats)
 	alloc := stats.TotalAlloc

@@ -1,6 +1,6 @@
 // Package ratelimit counts requests per client in fixed windows, in memory. It implements
-// answerdesk.RateLimiter; a limiter shared by replicas (Redis, PostgreSQL) would implement
-// the same interface.
+// answerdesk.RateLimiter for the unit tests of the handlers; the service itself counts in
+// the database (store.RateLimiter), so that replicas share their counters.
 package ratelimit
 
 import (

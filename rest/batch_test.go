@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -220,11 +219,7 @@ func TestAsyncBatchBounds(t *testing.T) {
 	if accepted > answerdesk.MaxBatchJobsPerClient || refused == 0 {
 		t.Fatalf("accepted %d, refused %d: want at most %d accepted", accepted, refused, answerdesk.MaxBatchJobsPerClient)
 	}
-	raw, err := sql.Open("sqlite", "file:"+app.DB.Path()+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	raw := app.DB.SQL()
 	var stored, largest int64
 	if err := raw.QueryRow(`SELECT coalesce(sum(length(requests) + length(coalesce(responses, ''))), 0),
 		coalesce(max(length(coalesce(responses, ''))), 0) FROM batch_jobs`).Scan(&stored, &largest); err != nil {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -508,7 +508,7 @@ const v1TestLimit = answerdesk.MaxBatchRequests
 func newV1Env(t *testing.T) *v1Env {
 	t.Helper()
 	e := &v1Env{t: t, doc: loadOpenAPIV1(t), now: time.Date(2026, 11, 22, 12, 0, 20, 0, time.UTC)}
-	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "answerdesk.db"))
+	db, err := store.Open(context.Background(), testdb.DSN(t, testdb.Engine(), "answerdesk.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

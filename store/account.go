@@ -19,15 +19,14 @@ func (db *DB) CreateAccount(ctx context.Context, number, name, timeZone string) 
 		return nil, answerdesk.Errorf(answerdesk.EINVALID, "unknown time zone %q", timeZone)
 	}
 	a := &answerdesk.Account{Number: number, Name: name, TimeZone: timeZone}
-	res, err := db.write.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?)`,
-		number, name, timeZone, db.now().UnixMilli())
+	err := db.write.QueryRowContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+		number, name, timeZone, db.now().UnixMilli()).Scan(&a.ID)
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE") {
+		if isUnique(err) {
 			return nil, answerdesk.Errorf(answerdesk.ECONFLICT, "account %s exists", number)
 		}
 		return nil, fmt.Errorf("create account %s: %w", number, err)
 	}
-	a.ID, _ = res.LastInsertId()
 	return a, nil
 }
 
@@ -42,21 +41,20 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 		return t.UnixMilli()
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
+		err := tx.QueryRowContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
 			from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
 			call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
 			who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
 			conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
-			call_created_at, is_orphaned) VALUES (`+placeholders(37)+`)`,
+			call_created_at, is_orphaned) VALUES (`+placeholders(37)+`) RETURNING id`,
 			r.AccountID, r.CallID, r.CallSID, r.DIDNumber, r.From, r.AgentUsername, r.StartedAt.UnixMilli(), audio != nil,
 			d.ID, d.UniqueCallID, d.AgentID, d.OriginalCallID, d.CallType, d.StartClient, d.EndClient, d.CallerID,
 			d.NumberDialed, d.DID, d.AgentName, d.SkillName, d.SkillID, d.WhoHungUp, d.ConnectionSec, d.IVRSec,
 			d.WaitSec, d.TalkSec, d.HoldSec, d.TransferSec, d.WrapSec, d.ConferenceSec, d.ConferenceTalkSec,
-			d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned)
+			d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned).Scan(&r.ID)
 		if err != nil {
 			return fmt.Errorf("insert call recording: %w", err)
 		}
-		r.ID, _ = res.LastInsertId()
 		r.HasAudio = audio != nil
 		if audio == nil {
 			return nil
@@ -77,27 +75,29 @@ func (db *DB) AddPhoneNumber(ctx context.Context, accountID int64, number string
 	if aiAssistantID != "" {
 		assistant = aiAssistantID
 	}
-	res, err := db.write.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?)`,
-		accountID, number, smsEnabled, assistant)
+	var id int64
+	err := db.write.QueryRowContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?) RETURNING id`,
+		accountID, number, smsEnabled, assistant).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add phone number %s: %w", number, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // AddSendingDomain records an authenticated email-sending domain of an account.
 func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain string) (int64, error) {
-	res, err := db.write.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?)`,
-		accountID, strings.ToLower(domain), db.now().UnixMilli())
+	var id int64
+	err := db.write.QueryRowContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) RETURNING id`,
+		accountID, strings.ToLower(domain), db.now().UnixMilli()).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add sending domain %s: %w", domain, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // BlacklistEmail forbids an address as a sending address of an account.
 func (db *DB) BlacklistEmail(ctx context.Context, accountID int64, email string) error {
-	_, err := db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+	_, err := db.write.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		accountID, strings.ToLower(email), db.now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("blacklist %s: %w", email, err)

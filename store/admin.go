@@ -34,8 +34,6 @@ func fieldErr(field, msg string) error {
 		Fields: []answerdesk.FieldError{{Field: field, Message: msg}}}
 }
 
-func isUnique(err error) bool { return err != nil && strings.Contains(err.Error(), "UNIQUE") }
-
 // CreateAccount creates an account with its SMS numbers and sending domains in one transaction.
 func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, req *answerdesk.AccountCreate) (*answerdesk.AccountDetail, error) {
 	if err := c.RequireAdmin(); err != nil {
@@ -46,22 +44,22 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 	}
 	now := s.db.now().UnixMilli()
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?)`,
-			req.Number, req.Name, req.TimeZone, now)
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			req.Number, req.Name, req.TimeZone, now).Scan(&id)
 		if isUnique(err) {
 			return fieldErr("number", "is taken by another account")
 		}
 		if err != nil {
 			return fmt.Errorf("insert account %s: %w", req.Number, err)
 		}
-		id, _ := res.LastInsertId()
 		for _, n := range req.SMSNumbers {
 			if err := addSMSNumberTx(ctx, tx, id, n, "sms_numbers"); err != nil {
 				return err
 			}
 		}
 		for _, d := range req.SendingDomains {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?)`, id, d, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, d, now); err != nil {
 				return fmt.Errorf("add sending domain %s: %w", d, err)
 			}
 		}
@@ -215,7 +213,7 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 	if err != nil {
 		return nil, fieldErr("domain", answerdesk.ErrorMessage(err))
 	}
-	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?)`,
+	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		id, d, s.db.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("add sending domain %s: %w", d, err)
 	}
@@ -251,7 +249,7 @@ func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Ca
 	if err != nil {
 		return nil, fieldErr("email", answerdesk.ErrorMessage(err))
 	}
-	if _, err := s.db.write.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		id, e, s.db.now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("blacklist %s: %w", e, err)
 	}
@@ -451,7 +449,7 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 				`UPDATE users SET disabled_at = coalesce(disabled_at, ?1) WHERE id = ?2`,
 				`UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?1) WHERE user_id = ?2`,
 				`UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = ?2)`,
-				`DELETE FROM web_sessions WHERE user_id = ?2 AND ?1 IS NOT NULL`,
+				`DELETE FROM web_sessions WHERE user_id = ?2 AND CAST(?1 AS BIGINT) IS NOT NULL`,
 			} {
 				if _, err := tx.ExecContext(ctx, q, now, id); err != nil {
 					return fmt.Errorf("disable user %d: %w", id, err)
@@ -479,7 +477,7 @@ func addMemberships(ctx context.Context, tx *sql.Tx, userID int64, numbers []str
 			}
 			return fmt.Errorf("find account %s: %w", num, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memberships (user_id, account_id) VALUES (?, ?)`, userID, accountID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
 			return fmt.Errorf("add membership: %w", err)
 		}
 	}

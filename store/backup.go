@@ -9,11 +9,15 @@ import (
 	"path/filepath"
 )
 
-// Backup writes a consistent copy of the database to a new file with VACUUM INTO: it runs
+// Backup copies a SQLite database (on PostgreSQL it refuses: that is pg_dump's job).
+// It writes a consistent copy of the database to a new file with VACUUM INTO: it runs
 // while the service serves (it reads one snapshot; writers are not blocked in WAL mode) and
 // the copy is compact and needs no -wal file. The target must not exist. The copy is then
 // opened and checked with PRAGMA quick_check, so a backup that reports success restores.
 func (db *DB) Backup(ctx context.Context, to string) error {
+	if db.d.postgres {
+		return errors.New("db backup copies a SQLite file; back up a PostgreSQL database with pg_dump (pg_dump --format=custom --file=answerdesk.dump URL) or the server's own backups")
+	}
 	if _, err := os.Stat(to); err == nil {
 		return fmt.Errorf("backup target %s exists: choose a new file name", to)
 	} else if !errors.Is(err, os.ErrNotExist) {

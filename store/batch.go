@@ -100,9 +100,10 @@ func (s *BatchJobs) FindBatchJob(ctx context.Context, id string, now time.Time) 
 // ClaimBatchJobs leases pending jobs.
 func (s *BatchJobs) ClaimBatchJobs(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.BatchJob, error) {
 	var jobs []*answerdesk.BatchJob
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		jobs = nil
 		rows, err := tx.QueryContext(ctx, `SELECT `+batchColumns+` FROM batch_jobs WHERE status = 'pending'
-			AND (lease_until IS NULL OR lease_until <= ?) AND expires_at > ? ORDER BY created_at LIMIT ?`, now.UnixMilli(), now.UnixMilli(), limit)
+			AND (lease_until IS NULL OR lease_until <= ?) AND expires_at > ? ORDER BY created_at LIMIT ?`+s.db.d.claim(""), now.UnixMilli(), now.UnixMilli(), limit)
 		if err != nil {
 			return fmt.Errorf("find pending batch jobs: %w", err)
 		}

@@ -1,8 +1,11 @@
-// Package store implements the answerdesk services over SQLite (modernc.org/sqlite, pure Go).
+// Package store implements the answerdesk services over SQLite (modernc.org/sqlite, pure Go,
+// the embedded default) or PostgreSQL (pgx), with one set of queries; dialect.go holds what
+// differs between the engines.
 //
-// One writer connection serialises writes (SQLite allows one writer at a time; queuing in
-// Go is cheaper than SQLITE_BUSY retries) and a pool of read-only connections serves reads
-// concurrently through WAL.
+// On SQLite, one writer connection serialises writes (SQLite allows one writer at a time;
+// queuing in Go is cheaper than SQLITE_BUSY retries) and a pool of read-only connections
+// serves reads concurrently through WAL. On PostgreSQL one pool serves both, and many
+// processes may share the database.
 package store
 
 import (
@@ -12,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -25,15 +29,19 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // DB is an open answerdesk database.
 type DB struct {
-	path  string
+	path  string // the SQLite file, or the PostgreSQL URL
+	d     dialect
 	write *sql.DB
 	read  *sql.DB
 	rd    *stmtReader // reads through cached prepared statements
+	// synchronous is the writer's PRAGMA synchronous mode (SynchronousFull or
+	// SynchronousNormal), which writes of throwaway state lower for themselves.
+	synchronous string
 
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -60,9 +68,13 @@ type options struct{ synchronous string }
 // SynchronousNormal.
 func WithSynchronous(mode string) Option { return func(o *options) { o.synchronous = mode } }
 
-// Open opens (creating if needed) the SQLite database at path and applies pending
-// migrations.
+// Open opens the database at path and applies pending migrations. path is a SQLite file
+// (created if needed) or a PostgreSQL URL (postgres:// or postgresql://; the database must
+// exist).
 func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	if IsPostgresURL(path) {
+		return openPostgresDB(ctx, path)
+	}
 	o := options{synchronous: SynchronousFull}
 	for _, opt := range opts {
 		opt(&o)
@@ -84,7 +96,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		q.Set("_txlock", "immediate")
 		return "file:" + path + "?" + q.Encode()
 	}
-	db := &DB{path: path, Now: time.Now}
+	db := &DB{path: path, d: sqliteDialect, Now: time.Now, synchronous: o.synchronous}
 	var err error
 	if db.write, err = sql.Open("sqlite", dsn()); err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -105,13 +117,48 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		db.write.Close()
 		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
 	}
-	db.rd = newStmtReader(db.read)
+	db.rd = newStmtReader(db.read, true)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 	db.read.SetConnMaxIdleTime(0)
 	db.read.SetConnMaxLifetime(0)
 	return db, nil
+}
+
+// openPostgresDB opens one pool on a PostgreSQL database: PostgreSQL serves concurrent
+// writers itself, so reads and writes share it.
+func openPostgresDB(ctx context.Context, url string) (*DB, error) {
+	pool, err := openPostgres(url)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", redactURL(url), err)
+	}
+	// Every replica holds a pool: a few connections each keep a fleet within PostgreSQL's
+	// default max_connections (100).
+	pool.SetMaxOpenConns(16)
+	pool.SetMaxIdleConns(8)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database %s: %w", redactURL(url), err)
+	}
+	db := &DB{path: url, d: postgresDialect, write: pool, read: pool, Now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	// pgx prepares and caches each statement per connection itself.
+	db.rd = newStmtReader(pool, false)
+	return db, nil
+}
+
+// redactURL is a database URL without its password, for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unparsable database URL)"
+	}
+	return u.Redacted()
 }
 
 // prepareFiles creates the database's directory (0700) and file (0600) before SQLite opens
@@ -161,11 +208,21 @@ func prepareFiles(path string) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.rd.close()
+	if db.read == db.write {
+		return db.write.Close()
+	}
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 
-// Path is the database file's path.
+// Path is the database file's path, or the PostgreSQL URL.
 func (db *DB) Path() string { return db.path }
+
+// SQL is the pool that serves reads, for tests and tools that read rows directly (on SQLite
+// it refuses writes). Queries take ? placeholders on both engines.
+func (db *DB) SQL() *sql.DB { return db.read }
+
+// Postgres reports whether the database is PostgreSQL (not SQLite).
+func (db *DB) Postgres() bool { return db.d.postgres }
 
 func (db *DB) now() time.Time { return db.Now().UTC() }
 
@@ -175,8 +232,8 @@ type migration struct {
 	sql     string
 }
 
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+func (d dialect) migrationList() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, d.migrations)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +244,7 @@ func migrations() ([]migration, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
 		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
+		b, err := migrationFS.ReadFile(d.migrations + "/" + e.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -199,11 +256,20 @@ func migrations() ([]migration, error) {
 
 // migrate applies every embedded migration not yet recorded, each in its own transaction.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if db.d.migrationLock != "" {
+			if _, err := tx.ExecContext(ctx, db.d.migrationLock); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	ms, err := migrations()
+	ms, err := db.d.migrationList()
 	if err != nil {
 		return fmt.Errorf("read migrations: %w", err)
 	}
@@ -216,6 +282,16 @@ func (db *DB) migrate(ctx context.Context) error {
 			continue
 		}
 		err := db.tx(ctx, func(tx *sql.Tx) error {
+			if db.d.migrationLock != "" {
+				// Another replica may have applied it while this one waited for the lock.
+				if _, err := tx.ExecContext(ctx, db.d.migrationLock); err != nil {
+					return err
+				}
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil || n > 0 {
+					return err
+				}
+			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return err
 			}
@@ -231,7 +307,7 @@ func (db *DB) migrate(ctx context.Context) error {
 
 // Ready reports whether the database answers and every embedded migration is applied.
 func (db *DB) Ready(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := db.d.migrationList()
 	if err != nil {
 		return err
 	}
@@ -246,8 +322,56 @@ func (db *DB) Ready(ctx context.Context) error {
 }
 
 // tx runs fn in a write transaction, committing when it returns nil.
+//
+// On SQLite the transaction holds the only writer connection (_txlock=immediate), so what fn
+// reads no one else changes before it commits. On PostgreSQL it runs SERIALIZABLE, which
+// gives fn the same guarantee against every other writer (of any replica) by failing one of
+// two conflicting transactions; the failed one is run again from the start, at most
+// maxTxAttempts times. fn may therefore run more than once: it must set, not accumulate,
+// what it leaves outside the transaction.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	var opts *sql.TxOptions
+	if db.d.postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelSerializable}
+	}
+	for attempt := 1; ; attempt++ {
+		err := db.tx1(ctx, opts, fn)
+		if err == nil || !db.d.postgres || !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+		retryPause(attempt)
+	}
+}
+
+// retryPause waits before the next run of a failed transaction: a growing (1 ms doubling,
+// at most 64 ms), jittered pause, so the transaction that won finishes first and the losers
+// do not collide again in step.
+func retryPause(attempt int) {
+	d := time.Millisecond << min(attempt-1, 6)
+	time.Sleep(d/2 + time.Duration(rand.Int64N(int64(d))))
+}
+
+// txReadCommitted is tx at READ COMMITTED on PostgreSQL (on SQLite it is tx), for
+// transactions whose correctness rests on row locks and single-statement conditions, not on
+// what they read staying as read: claims of work rows with d.claim (the locks make a claim
+// exclusive, see dialect.go), and creating a message (whose counter row every concurrent
+// create in the account updates: at READ COMMITTED they queue on it instead of failing).
+func (db *DB) txReadCommitted(ctx context.Context, fn func(*sql.Tx) error) error {
+	if !db.d.postgres {
+		return db.tx(ctx, fn)
+	}
+	opts := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	for attempt := 1; ; attempt++ {
+		err := db.tx1(ctx, opts, fn)
+		if err == nil || !retryable(err) || attempt == maxTxAttempts || ctx.Err() != nil {
+			return err
+		}
+		retryPause(attempt)
+	}
+}
+
+func (db *DB) tx1(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

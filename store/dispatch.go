@@ -72,12 +72,11 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 				answerdesk.MaxOnCallContactsPerAccount))
 			return v.Err()
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
-			VALUES (?, ?, ?, ?, ?)`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now)
+		err := tx.QueryRowContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert on-call contact: %w", err)
 		}
-		id, _ = res.LastInsertId()
 		for _, m := range in.Methods {
 			data, _ := json.Marshal(m.Data)
 			var user, pass, headers, secret any

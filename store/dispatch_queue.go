@@ -123,9 +123,10 @@ func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit 
 		return 0, err
 	}
 	n := 0
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		n = 0
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE next_escalation_at IS NOT NULL AND next_escalation_at <= ?
-			AND status != 'acknowledged' ORDER BY next_escalation_at LIMIT ?`, now.UnixMilli(), limit)
+			AND status != 'acknowledged' ORDER BY next_escalation_at LIMIT ?`+s.db.d.claim(""), now.UnixMilli(), limit)
 		if err != nil {
 			return fmt.Errorf("find messages to escalate: %w", err)
 		}
@@ -164,7 +165,8 @@ func (s *DispatchService) EscalateDue(ctx context.Context, now time.Time, limit 
 func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.ClaimedDelivery, error) {
 	var out []*answerdesk.ClaimedDelivery
 	nowMS := now.UnixMilli()
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		out = nil
 		// A contact deleted, or a method disabled by a 410, since the delivery was queued (or
 		// replayed) gets nothing more: such deliveries fail here instead of being sent.
 		if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'failed', lease_until = NULL, updated_at = ?
@@ -179,7 +181,7 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 			coalesce(m.basic_username, ''), coalesce(m.basic_password_sealed, ''), coalesce(m.headers_sealed, ''), coalesce(m.signing_secret_sealed, '')
 			FROM dispatch_deliveries d JOIN delivery_methods m ON m.id = d.method_id
 			WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= ? AND (d.status = 'pending' OR d.lease_until <= ?)
-			ORDER BY d.next_attempt_at LIMIT ?`, nowMS, nowMS, limit)
+			ORDER BY d.next_attempt_at LIMIT ?`+s.db.d.claim("d"), nowMS, nowMS, limit)
 		if err != nil {
 			return fmt.Errorf("find due deliveries: %w", err)
 		}

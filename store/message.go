@@ -67,10 +67,10 @@ func scanMessage(s scanner) (*answerdesk.Message, error) {
 // visibility returns the SQL condition limiting rows of alias to the caller's accounts.
 func visibility(c *answerdesk.Caller, column string) (string, []any) {
 	if c.Admin {
-		return "1", nil
+		return "1 = 1", nil
 	}
 	if len(c.AccountIDs) == 0 {
-		return "0", nil
+		return "1 = 0", nil
 	}
 	args := make([]any, len(c.AccountIDs))
 	for i, id := range c.AccountIDs {
@@ -300,12 +300,12 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		}
 	}
 	var m *answerdesk.Message
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`)`, args...)
+	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert message: %w", err)
 		}
-		id, _ := res.LastInsertId()
 		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
 		if err != nil {
 			return err

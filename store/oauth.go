@@ -165,12 +165,12 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		if disabled != nil {
 			return invalidGrant("the user who approved this code is disabled")
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			code.UserID, code.ClientID, strings.Join(code.Scopes, " "), code.Resource, now, now)
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+			code.UserID, code.ClientID, strings.Join(code.Scopes, " "), code.Resource, now, now).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert grant: %w", err)
 		}
-		id, _ := res.LastInsertId()
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_codes SET grant_id = ? WHERE hash = ?`, id, code.Hash); err != nil {
 			return fmt.Errorf("link code to grant: %w", err)
 		}
@@ -481,6 +481,7 @@ func (s *SessionStore) DeleteSession(ctx context.Context, plain string) error {
 func (s *OAuthStore) PurgeExpired(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+		n = 0
 		for _, q := range []string{
 			`DELETE FROM oauth_codes WHERE expires_at < ?`,
 			`DELETE FROM oauth_tokens WHERE expires_at < ?`,

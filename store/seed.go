@@ -165,8 +165,9 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 		}
 	}
 
-	g := newGen(rand.New(rand.NewPCG(seedHi, seedLo)))
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		// Drawn from the start on every run of the transaction, so a retried run inserts the same data.
+		g := newGen(rand.New(rand.NewPCG(seedHi, seedLo)))
 		if ok, err := demoSeeded(ctx, tx); err != nil || ok {
 			return err // seeded concurrently meanwhile
 		}
@@ -176,21 +177,21 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 		for _, s := range demoAccountSpecs {
 			a := &seedAccount{number: s.number, name: s.name, timeZone: s.timeZone, dental: s.dental,
 				zone: zoneFor(s.timeZone), did: s.phone, areaCodes: s.areaCodes, ownerID: userIDs[s.owner], share: s.share}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				s.number, s.name, s.timeZone, created); err != nil {
 				return fmt.Errorf("seed account %s: %w", s.number, err)
 			}
 			if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, s.number).Scan(&a.id); err != nil {
 				return fmt.Errorf("seed account %s: %w", s.number, err)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memberships (user_id, account_id) VALUES (?, ?)`, a.ownerID, a.id); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, a.ownerID, a.id); err != nil {
 				return fmt.Errorf("seed membership: %w", err)
 			}
 			var assistant *string
 			if s.assistant != "" {
 				assistant = &s.assistant
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				a.id, s.phone, s.sms, assistant); err != nil {
 				return fmt.Errorf("seed phone number %s: %w", s.phone, err)
 			}
@@ -199,13 +200,13 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 				return fmt.Errorf("seed phone number %s: %w", s.phone, err)
 			}
 			a.didID = &didID
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 				a.id, s.domain, created); err != nil {
 				return fmt.Errorf("seed sending domain %s: %w", s.domain, err)
 			}
 			// The blocked address is on this account's own domain: blacklisted for it.
 			if strings.HasSuffix(demoBlocked, "@"+s.domain) {
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?)`,
+				if _, err := tx.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 					a.id, demoBlocked, created); err != nil {
 					return fmt.Errorf("seed email blacklist: %w", err)
 				}
@@ -329,7 +330,7 @@ func SeedMessages(ctx context.Context, db *DB, accountNumber string, n int, days
 			return fmt.Errorf("seed messages: %w", err)
 		}
 	}
-	return nil
+	return db.d.afterBulkLoad(ctx, db.write)
 }
 
 // gen generates demo data from one random source, in a fixed order of draws.
@@ -958,7 +959,7 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 		who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
 		conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
 		call_created_at, is_orphaned)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'InboundCall', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, 0)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'InboundCall', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, 0) RETURNING id`)
 	if err != nil {
 		return fmt.Errorf("prepare recording insert: %w", err)
 	}
@@ -970,20 +971,17 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 	defer audio.Close()
 	for _, rec := range recs {
 		m := rec.msg
-		res, err := stmt.ExecContext(ctx, m.acct.id, *m.callID, rec.callSID, m.acct.did, *m.callerID,
+		var id int64
+		err := stmt.QueryRowContext(ctx, m.acct.id, *m.callID, rec.callSID, m.acct.did, *m.callerID,
 			m.agent.username, rec.start, rec.audio, rec.cdrID, rec.uniqID, m.agent.id, rec.originalCallID,
 			rec.startClient, rec.endClient, *m.callerID, m.acct.did, m.acct.did, m.agent.name, rec.skillName, rec.skillID,
 			rec.whoHungUp, rec.conn, rec.ivr, rec.wait, rec.talk, rec.hold, rec.transfer, rec.wrap,
-			rec.start, rec.answer, rec.end, rec.end, rec.start)
+			rec.start, rec.answer, rec.end, rec.end, rec.start).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert call recording: %w", err)
 		}
 		if !rec.audio {
 			continue
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return fmt.Errorf("insert call recording: %w", err)
 		}
 		if _, err := audio.ExecContext(ctx, id, demoWAV(id), rec.end+int64(rec.wrap)*1000); err != nil {
 			return fmt.Errorf("insert recording audio: %w", err)

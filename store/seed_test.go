@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -18,19 +17,9 @@ import (
 
 var seedNow = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-func openSeedDB(t *testing.T, name string) *DB {
+func seededDB(t *testing.T, engine, name string) (*DB, *Demo) {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func seededDB(t *testing.T, name string) (*DB, *Demo) {
-	t.Helper()
-	db := openSeedDB(t, name)
+	db := openTestDB(t, engine, name)
 	demo, err := Seed(context.Background(), db, SeedOptions{Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
@@ -71,333 +60,346 @@ func messageDigest(t *testing.T, db *DB) string {
 }
 
 func TestSeedCounts(t *testing.T) {
-	db, demo := seededDB(t, "a.db")
-	for _, c := range []struct {
-		query string
-		want  int
-	}{
-		{`SELECT count(*) FROM accounts`, 2},
-		{`SELECT count(*) FROM users`, 3},
-		{`SELECT count(*) FROM messages`, 500},
-		{`SELECT count(*) FROM call_recordings`, 200},
-		{`SELECT count(*) FROM api_tokens`, 2},
-		{`SELECT count(*) FROM memberships`, 2},
-		{`SELECT count(*) FROM users WHERE admin = 1 AND email = 'admin@answerdesk.example'`, 1},
-		{`SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.admin = 1`, 0},
-		{`SELECT count(*) FROM accounts WHERE number = '1001' AND name = 'Acme Plumbing' AND time_zone = 'America/New_York'`, 1},
-		{`SELECT count(*) FROM accounts WHERE number = '1002' AND name = 'Birch Dental' AND time_zone = 'America/Chicago'`, 1},
-		{`SELECT count(*) FROM phone_numbers p JOIN accounts a ON a.id = p.account_id
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, demo := seededDB(t, engine, "a.db")
+		for _, c := range []struct {
+			query string
+			want  int
+		}{
+			{`SELECT count(*) FROM accounts`, 2},
+			{`SELECT count(*) FROM users`, 3},
+			{`SELECT count(*) FROM messages`, 500},
+			{`SELECT count(*) FROM call_recordings`, 200},
+			{`SELECT count(*) FROM api_tokens`, 2},
+			{`SELECT count(*) FROM memberships`, 2},
+			{`SELECT count(*) FROM users WHERE admin = 1 AND email = 'admin@answerdesk.example'`, 1},
+			{`SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.admin = 1`, 0},
+			{`SELECT count(*) FROM accounts WHERE number = '1001' AND name = 'Acme Plumbing' AND time_zone = 'America/New_York'`, 1},
+			{`SELECT count(*) FROM accounts WHERE number = '1002' AND name = 'Birch Dental' AND time_zone = 'America/Chicago'`, 1},
+			{`SELECT count(*) FROM phone_numbers p JOIN accounts a ON a.id = p.account_id
 			WHERE a.number = '1001' AND p.number = '+15550101001' AND p.sms_enabled = 1 AND p.ai_assistant_id = 'asst_acme_demo'`, 1},
-		{`SELECT count(*) FROM phone_numbers p JOIN accounts a ON a.id = p.account_id
+			{`SELECT count(*) FROM phone_numbers p JOIN accounts a ON a.id = p.account_id
 			WHERE a.number = '1002' AND p.number = '+15550101002' AND p.sms_enabled = 1 AND p.ai_assistant_id IS NULL`, 1},
-		{`SELECT count(*) FROM sending_domains d JOIN accounts a ON a.id = d.account_id
+			{`SELECT count(*) FROM sending_domains d JOIN accounts a ON a.id = d.account_id
 			WHERE a.number = '1001' AND d.domain = 'acme.example' OR a.number = '1002' AND d.domain = 'birch.example'`, 2},
-		{`SELECT count(*) FROM email_blacklist WHERE email = 'blocked@acme.example' AND account_id = (SELECT id FROM accounts WHERE number = '1001')`, 1},
-		{`SELECT count(*) FROM messages WHERE escalation_counter != 0 OR activities_count NOT BETWEEN 0 AND 5`, 0},
-		{`SELECT count(*) FROM messages WHERE origin != upper(origin)`, 0},
-		{`SELECT count(*) FROM messages WHERE origin IN ('CALL', 'AI_CALL') AND call_id IS NULL`, 0},
-		{`SELECT count(*) FROM messages WHERE origin NOT IN ('CALL', 'AI_CALL') AND call_id IS NOT NULL`, 0},
-		{`SELECT count(DISTINCT call_id) - count(call_id) FROM messages`, 0},
-	} {
-		if got := count(t, db, c.query); got != c.want {
-			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+			{`SELECT count(*) FROM email_blacklist WHERE email = 'blocked@acme.example' AND account_id = (SELECT id FROM accounts WHERE number = '1001')`, 1},
+			{`SELECT count(*) FROM messages WHERE escalation_counter != 0 OR activities_count NOT BETWEEN 0 AND 5`, 0},
+			{`SELECT count(*) FROM messages WHERE origin != upper(origin)`, 0},
+			{`SELECT count(*) FROM messages WHERE origin IN ('CALL', 'AI_CALL') AND call_id IS NULL`, 0},
+			{`SELECT count(*) FROM messages WHERE origin NOT IN ('CALL', 'AI_CALL') AND call_id IS NOT NULL`, 0},
+			{`SELECT count(DISTINCT call_id) - count(call_id) FROM messages`, 0},
+		} {
+			if got := count(t, db, c.query); got != c.want {
+				t.Errorf("%s = %d, want %d", c.query, got, c.want)
+			}
 		}
-	}
-	if demo.Password != "demo-password" || !answerdesk.ValidTokenFormat(demo.Token) || !answerdesk.ValidTokenFormat(demo.AdminToken) || demo.Token == demo.AdminToken {
-		t.Errorf("demo = %+v", demo)
-	}
-	for _, email := range []string{"owner@acme.example", "owner@birch.example", "admin@answerdesk.example"} {
-		if _, err := NewUserService(db).CheckPassword(context.Background(), email, "demo-password"); err != nil {
-			t.Errorf("sign in as %s: %v", email, err)
+		if demo.Password != "demo-password" || !answerdesk.ValidTokenFormat(demo.Token) || !answerdesk.ValidTokenFormat(demo.AdminToken) || demo.Token == demo.AdminToken {
+			t.Errorf("demo = %+v", demo)
 		}
-	}
-	// Roughly 60/40 between the accounts, and a mix of every origin and status.
-	if n := count(t, db, `SELECT count(*) FROM messages m JOIN accounts a ON a.id = m.account_id WHERE a.number = '1001'`); n < 250 || n > 350 {
-		t.Errorf("account 1001 has %d of 500 messages, want about 300", n)
-	}
-	for _, o := range answerdesk.Origins {
-		if count(t, db, `SELECT count(*) FROM messages WHERE origin = ?`, o) == 0 {
-			t.Errorf("no message with origin %s", o)
+		for _, email := range []string{"owner@acme.example", "owner@birch.example", "admin@answerdesk.example"} {
+			if _, err := NewUserService(db).CheckPassword(context.Background(), email, "demo-password"); err != nil {
+				t.Errorf("sign in as %s: %v", email, err)
+			}
 		}
-	}
-	if a, c := count(t, db, `SELECT count(*) FROM messages WHERE origin = 'CALL'`), count(t, db, `SELECT count(*) FROM messages WHERE origin = 'CHAT'`); a <= c {
-		t.Errorf("CALL %d not the most common origin (CHAT %d)", a, c)
-	}
-	for _, s := range answerdesk.Statuses {
-		if count(t, db, `SELECT count(*) FROM messages WHERE status = ?`, s) == 0 {
-			t.Errorf("no message with status %s", s)
+		// Roughly 60/40 between the accounts, and a mix of every origin and status.
+		if n := count(t, db, `SELECT count(*) FROM messages m JOIN accounts a ON a.id = m.account_id WHERE a.number = '1001'`); n < 250 || n > 350 {
+			t.Errorf("account 1001 has %d of 500 messages, want about 300", n)
 		}
-	}
-	for _, q := range []string{
-		`SELECT count(*) FROM messages WHERE is_emergency = 1`,
-		`SELECT count(*) FROM messages WHERE read = 1`,
-		`SELECT count(*) FROM messages WHERE read = 0`,
-		`SELECT count(*) FROM messages WHERE answers != '{}'`,
-		`SELECT count(*) FROM messages WHERE company_name IS NOT NULL`,
-		`SELECT count(*) FROM messages WHERE non_message_type = 'hang_up'`,
-		`SELECT count(*) FROM messages WHERE non_message_type IN ('wrong_number', 'spam')`,
-	} {
-		if count(t, db, q) == 0 {
-			t.Errorf("%s = 0", q)
+		for _, o := range answerdesk.Origins {
+			if count(t, db, `SELECT count(*) FROM messages WHERE origin = ?`, o) == 0 {
+				t.Errorf("no message with origin %s", o)
+			}
 		}
-	}
-	if n := count(t, db, `SELECT count(DISTINCT content) FROM messages`); n < 450 {
-		t.Errorf("only %d distinct message texts", n)
-	}
+		if a, c := count(t, db, `SELECT count(*) FROM messages WHERE origin = 'CALL'`), count(t, db, `SELECT count(*) FROM messages WHERE origin = 'CHAT'`); a <= c {
+			t.Errorf("CALL %d not the most common origin (CHAT %d)", a, c)
+		}
+		for _, s := range answerdesk.Statuses {
+			if count(t, db, `SELECT count(*) FROM messages WHERE status = ?`, s) == 0 {
+				t.Errorf("no message with status %s", s)
+			}
+		}
+		for _, q := range []string{
+			`SELECT count(*) FROM messages WHERE is_emergency = 1`,
+			`SELECT count(*) FROM messages WHERE read = 1`,
+			`SELECT count(*) FROM messages WHERE read = 0`,
+			`SELECT count(*) FROM messages WHERE answers != '{}'`,
+			`SELECT count(*) FROM messages WHERE company_name IS NOT NULL`,
+			`SELECT count(*) FROM messages WHERE non_message_type = 'hang_up'`,
+			`SELECT count(*) FROM messages WHERE non_message_type IN ('wrong_number', 'spam')`,
+		} {
+			if count(t, db, q) == 0 {
+				t.Errorf("%s = 0", q)
+			}
+		}
+		if n := count(t, db, `SELECT count(DISTINCT content) FROM messages`); n < 450 {
+			t.Errorf("only %d distinct message texts", n)
+		}
+	})
 }
 
 // TestSeedMessageConsistency checks that every message's state agrees with its times and
 // its fields have the documented forms.
 func TestSeedMessageConsistency(t *testing.T) {
-	db, _ := seededDB(t, "a.db")
-	now := seedNow.UnixMilli()
-	uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	phoneRE := regexp.MustCompile(`^(\+1\d{10}|\(\d{3}\) \d{3}-\d{4})$`)
-	rows, err := db.read.Query(`SELECT uuid, status, origin, created_at, updated_at, delivered_at, acknowledged_at,
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, _ := seededDB(t, engine, "a.db")
+		now := seedNow.UnixMilli()
+		uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+		phoneRE := regexp.MustCompile(`^(\+1\d{10}|\(\d{3}\) \d{3}-\d{4})$`)
+		rows, err := db.read.Query(`SELECT uuid, status, origin, created_at, updated_at, delivered_at, acknowledged_at,
 		message_received_date, answers, phone, caller_id, non_message_type FROM messages`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var old, oldAcked int
-	for rows.Next() {
-		var uuid, status, origin, answers string
-		var created, updated int64
-		var delivered, acked, received *int64
-		var phone, callerID, nonMessage *string
-		if err := rows.Scan(&uuid, &status, &origin, &created, &updated, &delivered, &acked, &received, &answers, &phone, &callerID, &nonMessage); err != nil {
-			t.Fatal(err)
-		}
-		if !uuidRE.MatchString(uuid) {
-			t.Errorf("uuid %q is not a version-4 UUID", uuid)
-		}
-		if !slices.Contains(answerdesk.Origins, origin) {
-			t.Errorf("%s: origin %q", uuid, origin)
-		}
-		if created < now-60*24*3600*1000 || created > now {
-			t.Errorf("%s: created_at %d outside the last 60 days", uuid, created)
-		}
-		if received == nil || *received != created {
-			t.Errorf("%s: message_received_date %v, want created_at", uuid, received)
-		}
-		switch status {
-		case "new":
-			if delivered != nil || acked != nil {
-				t.Errorf("%s: new message has delivered_at or acknowledged_at", uuid)
-			}
-		case "delivered":
-			if delivered == nil || acked != nil {
-				t.Errorf("%s: delivered message without delivered_at, or with acknowledged_at", uuid)
-			}
-		case "acknowledged":
-			if delivered == nil || acked == nil || *acked < *delivered {
-				t.Errorf("%s: acknowledged message times %v %v", uuid, delivered, acked)
-			}
-		default:
-			t.Errorf("%s: status %q", uuid, status)
-		}
-		for _, ts := range []*int64{delivered, acked} {
-			if ts != nil && (*ts < created || *ts > now || *ts > updated) {
-				t.Errorf("%s: time %d not between created_at %d, updated_at %d and now", uuid, *ts, created, updated)
-			}
-		}
-		if updated < created || updated > now {
-			t.Errorf("%s: updated_at %d", uuid, updated)
-		}
-		var ans map[string]any
-		if err := json.Unmarshal([]byte(answers), &ans); err != nil {
-			t.Errorf("%s: answers %q: %v", uuid, answers, err)
-		}
-		if len(ans) > 0 && (ans["Callback number"] == nil || ans["Reason for call"] == nil || ans["Best time to call"] == nil) {
-			t.Errorf("%s: answers %v", uuid, ans)
-		}
-		if phone != nil && !phoneRE.MatchString(*phone) {
-			t.Errorf("%s: phone %q", uuid, *phone)
-		}
-		if callerID != nil && !regexp.MustCompile(`^\+1\d{10}$`).MatchString(*callerID) {
-			t.Errorf("%s: caller_id %q", uuid, *callerID)
-		}
-		if nonMessage != nil && !slices.Contains(answerdesk.NonMessageTypes, *nonMessage) {
-			t.Errorf("%s: non_message_type %q", uuid, *nonMessage)
-		}
-		if now-created > 14*24*3600*1000 {
-			old++
-			if status == "acknowledged" {
-				oldAcked++
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if oldAcked*10 < old*7 {
-		t.Errorf("%d of %d messages older than two weeks acknowledged, want most", oldAcked, old)
-	}
-}
-
-func TestSeedIdempotent(t *testing.T) {
-	db, first := seededDB(t, "a.db")
-	digest := messageDigest(t, db)
-	second, err := Seed(context.Background(), db, SeedOptions{Now: seedNow.Add(time.Hour)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *first != *second {
-		t.Errorf("second Seed returned %+v, first %+v", second, first)
-	}
-	for table, want := range map[string]int{"accounts": 2, "users": 3, "messages": 500, "call_recordings": 200, "api_tokens": 2,
-		"phone_numbers": 2, "sending_domains": 2, "email_blacklist": 1, "memberships": 2} {
-		if n := count(t, db, `SELECT count(*) FROM `+table); n != want {
-			t.Errorf("%s: %d rows after seeding twice, want %d", table, n, want)
-		}
-	}
-	if messageDigest(t, db) != digest {
-		t.Error("seeding again changed the messages")
-	}
-}
-
-func TestSeedDeterministic(t *testing.T) {
-	db1, demo1 := seededDB(t, "a.db")
-	db2, demo2 := seededDB(t, "b.db")
-	if *demo1 != *demo2 {
-		t.Errorf("demo credentials differ: %+v, %+v", demo1, demo2)
-	}
-	if d1, d2 := messageDigest(t, db1), messageDigest(t, db2); d1 != d2 {
-		t.Errorf("message digests differ: %s, %s", d1, d2)
-	}
-	recs := func(db *DB) string {
-		rows, err := db.read.Query(`SELECT id, call_id, call_sid, started_at, connection_sec, skill_name, has_audio,
-			coalesce((SELECT hex(data) FROM recording_audio WHERE recording_id = r.id), '') FROM call_recordings r ORDER BY id`)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rows.Close()
-		h := sha256.New()
+		var old, oldAcked int
 		for rows.Next() {
-			var id, callID, started, conn int64
-			var sid, skill, audio string
-			var hasAudio bool
-			if err := rows.Scan(&id, &callID, &sid, &started, &conn, &skill, &hasAudio, &audio); err != nil {
+			var uuid, status, origin, answers string
+			var created, updated int64
+			var delivered, acked, received *int64
+			var phone, callerID, nonMessage *string
+			if err := rows.Scan(&uuid, &status, &origin, &created, &updated, &delivered, &acked, &received, &answers, &phone, &callerID, &nonMessage); err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprintln(h, id, callID, sid, started, conn, skill, hasAudio, audio)
+			if !uuidRE.MatchString(uuid) {
+				t.Errorf("uuid %q is not a version-4 UUID", uuid)
+			}
+			if !slices.Contains(answerdesk.Origins, origin) {
+				t.Errorf("%s: origin %q", uuid, origin)
+			}
+			if created < now-60*24*3600*1000 || created > now {
+				t.Errorf("%s: created_at %d outside the last 60 days", uuid, created)
+			}
+			if received == nil || *received != created {
+				t.Errorf("%s: message_received_date %v, want created_at", uuid, received)
+			}
+			switch status {
+			case "new":
+				if delivered != nil || acked != nil {
+					t.Errorf("%s: new message has delivered_at or acknowledged_at", uuid)
+				}
+			case "delivered":
+				if delivered == nil || acked != nil {
+					t.Errorf("%s: delivered message without delivered_at, or with acknowledged_at", uuid)
+				}
+			case "acknowledged":
+				if delivered == nil || acked == nil || *acked < *delivered {
+					t.Errorf("%s: acknowledged message times %v %v", uuid, delivered, acked)
+				}
+			default:
+				t.Errorf("%s: status %q", uuid, status)
+			}
+			for _, ts := range []*int64{delivered, acked} {
+				if ts != nil && (*ts < created || *ts > now || *ts > updated) {
+					t.Errorf("%s: time %d not between created_at %d, updated_at %d and now", uuid, *ts, created, updated)
+				}
+			}
+			if updated < created || updated > now {
+				t.Errorf("%s: updated_at %d", uuid, updated)
+			}
+			var ans map[string]any
+			if err := json.Unmarshal([]byte(answers), &ans); err != nil {
+				t.Errorf("%s: answers %q: %v", uuid, answers, err)
+			}
+			if len(ans) > 0 && (ans["Callback number"] == nil || ans["Reason for call"] == nil || ans["Best time to call"] == nil) {
+				t.Errorf("%s: answers %v", uuid, ans)
+			}
+			if phone != nil && !phoneRE.MatchString(*phone) {
+				t.Errorf("%s: phone %q", uuid, *phone)
+			}
+			if callerID != nil && !regexp.MustCompile(`^\+1\d{10}$`).MatchString(*callerID) {
+				t.Errorf("%s: caller_id %q", uuid, *callerID)
+			}
+			if nonMessage != nil && !slices.Contains(answerdesk.NonMessageTypes, *nonMessage) {
+				t.Errorf("%s: non_message_type %q", uuid, *nonMessage)
+			}
+			if now-created > 14*24*3600*1000 {
+				old++
+				if status == "acknowledged" {
+					oldAcked++
+				}
+			}
 		}
-		return hex.EncodeToString(h.Sum(nil))
-	}
-	if r1, r2 := recs(db1), recs(db2); r1 != r2 {
-		t.Errorf("recording digests differ")
-	}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if oldAcked*10 < old*7 {
+			t.Errorf("%d of %d messages older than two weeks acknowledged, want most", oldAcked, old)
+		}
+	})
+}
+
+func TestSeedIdempotent(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, first := seededDB(t, engine, "a.db")
+		digest := messageDigest(t, db)
+		second, err := Seed(context.Background(), db, SeedOptions{Now: seedNow.Add(time.Hour)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *first != *second {
+			t.Errorf("second Seed returned %+v, first %+v", second, first)
+		}
+		for table, want := range map[string]int{"accounts": 2, "users": 3, "messages": 500, "call_recordings": 200, "api_tokens": 2,
+			"phone_numbers": 2, "sending_domains": 2, "email_blacklist": 1, "memberships": 2} {
+			if n := count(t, db, `SELECT count(*) FROM `+table); n != want {
+				t.Errorf("%s: %d rows after seeding twice, want %d", table, n, want)
+			}
+		}
+		if messageDigest(t, db) != digest {
+			t.Error("seeding again changed the messages")
+		}
+	})
+}
+
+func TestSeedDeterministic(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db1, demo1 := seededDB(t, engine, "a.db")
+		db2, demo2 := seededDB(t, engine, "b.db")
+		if *demo1 != *demo2 {
+			t.Errorf("demo credentials differ: %+v, %+v", demo1, demo2)
+		}
+		if d1, d2 := messageDigest(t, db1), messageDigest(t, db2); d1 != d2 {
+			t.Errorf("message digests differ: %s, %s", d1, d2)
+		}
+		recs := func(db *DB) string {
+			rows, err := db.read.Query(`SELECT id, call_id, call_sid, started_at, connection_sec, skill_name, has_audio,
+			(SELECT data FROM recording_audio WHERE recording_id = r.id) FROM call_recordings r ORDER BY id`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			h := sha256.New()
+			for rows.Next() {
+				var id, callID, started, conn int64
+				var sid, skill string
+				var audio []byte
+				var hasAudio bool
+				if err := rows.Scan(&id, &callID, &sid, &started, &conn, &skill, &hasAudio, &audio); err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintln(h, id, callID, sid, started, conn, skill, hasAudio, audio)
+			}
+			return hex.EncodeToString(h.Sum(nil))
+		}
+		if r1, r2 := recs(db1), recs(db2); r1 != r2 {
+			t.Errorf("recording digests differ")
+		}
+	})
 }
 
 func TestSeedDemoToken(t *testing.T) {
-	db, demo := seededDB(t, "a.db")
-	ctx := context.Background()
-	var acme int64
-	if err := db.read.QueryRow(`SELECT id FROM accounts WHERE number = '1001'`).Scan(&acme); err != nil {
-		t.Fatal(err)
-	}
-	tokens := NewTokenService(db)
-	c, err := tokens.AuthenticateToken(ctx, demo.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Email != "owner@acme.example" || c.Admin || !slices.Equal(c.AccountIDs, []int64{acme}) {
-		t.Errorf("demo token caller = %+v, want owner@acme.example in account %d only", c, acme)
-	}
-	admin, err := tokens.AuthenticateToken(ctx, demo.AdminToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if admin.Email != "admin@answerdesk.example" || !admin.Admin || len(admin.AccountIDs) != 0 {
-		t.Errorf("admin token caller = %+v", admin)
-	}
-	list, err := tokens.ListTokens(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tok := range list {
-		if tok.Name != "Demo token" {
-			t.Errorf("token name %q", tok.Name)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, demo := seededDB(t, engine, "a.db")
+		ctx := context.Background()
+		var acme int64
+		if err := db.read.QueryRow(`SELECT id FROM accounts WHERE number = '1001'`).Scan(&acme); err != nil {
+			t.Fatal(err)
 		}
-	}
+		tokens := NewTokenService(db)
+		c, err := tokens.AuthenticateToken(ctx, demo.Token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Email != "owner@acme.example" || c.Admin || !slices.Equal(c.AccountIDs, []int64{acme}) {
+			t.Errorf("demo token caller = %+v, want owner@acme.example in account %d only", c, acme)
+		}
+		admin, err := tokens.AuthenticateToken(ctx, demo.AdminToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if admin.Email != "admin@answerdesk.example" || !admin.Admin || len(admin.AccountIDs) != 0 {
+			t.Errorf("admin token caller = %+v", admin)
+		}
+		list, err := tokens.ListTokens(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range list {
+			if tok.Name != "Demo token" {
+				t.Errorf("token name %q", tok.Name)
+			}
+		}
+	})
 }
 
 func TestSeedRecordings(t *testing.T) {
-	db, _ := seededDB(t, "a.db")
-	for _, c := range []struct {
-		what  string
-		query string
-	}{
-		{"recordings without a message of the same account and call", `SELECT count(*) FROM call_recordings r
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, _ := seededDB(t, engine, "a.db")
+		for _, c := range []struct {
+			what  string
+			query string
+		}{
+			{"recordings without a message of the same account and call", `SELECT count(*) FROM call_recordings r
 			WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.call_id = r.call_id AND m.account_id = r.account_id)`},
-		{"call ids with more than one recording", `SELECT count(*) - count(DISTINCT call_id) FROM call_recordings`},
-		{"recordings not started a call length before their message", `SELECT count(*) FROM call_recordings r
+			{"call ids with more than one recording", `SELECT count(*) - count(DISTINCT call_id) FROM call_recordings`},
+			{"recordings not started a call length before their message", `SELECT count(*) FROM call_recordings r
 			JOIN messages m ON m.call_id = r.call_id WHERE r.started_at != m.created_at - r.connection_sec * 1000`},
-		{"CDRs whose figures do not add up", `SELECT count(*) FROM call_recordings WHERE
+			{"CDRs whose figures do not add up", `SELECT count(*) FROM call_recordings WHERE
 			connection_sec != ivr_sec + wait_sec + talk_sec + hold_sec + transfer_sec
 			OR end_time != start_time + connection_sec * 1000
 			OR agent_answer_time != start_time + (ivr_sec + wait_sec) * 1000
 			OR hang_up_time != end_time OR start_time != started_at OR call_created_at != start_time
-			OR min(ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec) < 0 OR talk_sec = 0 AND wrap_sec = 0`},
-		{"CDRs with wrong fixed fields", `SELECT count(*) FROM call_recordings r JOIN phone_numbers p ON p.account_id = r.account_id
+			OR ivr_sec < 0 OR wait_sec < 0 OR talk_sec < 0 OR hold_sec < 0 OR transfer_sec < 0 OR wrap_sec < 0 OR talk_sec = 0 AND wrap_sec = 0`},
+			{"CDRs with wrong fixed fields", `SELECT count(*) FROM call_recordings r JOIN phone_numbers p ON p.account_id = r.account_id
 			WHERE r.call_type != 'InboundCall' OR r.who_hung_up NOT IN ('agent', 'caller')
 			OR r.did != p.number OR r.did_number != p.number OR r.number_dialed != p.number
-			OR r.callerid != r.from_number OR r.callerid NOT GLOB '+1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'
-			OR r.call_sid NOT GLOB 'CA*' OR length(r.call_sid) != 34 OR ltrim(substr(r.call_sid, 3), '0123456789abcdef') != ''
+			OR r.callerid != r.from_number OR substr(r.callerid, 1, 2) != '+1' OR length(r.callerid) != 12 OR ltrim(substr(r.callerid, 2), '0123456789') != ''
+			OR substr(r.call_sid, 1, 2) != 'CA' OR length(r.call_sid) != 34 OR ltrim(substr(r.call_sid, 3), '0123456789abcdef') != ''
 			OR r.agent_name IS NULL OR r.agent_username IS NULL OR r.agent_id IS NULL`},
-		{"skill names not of the account", `SELECT count(*) FROM call_recordings r JOIN accounts a ON a.id = r.account_id
+			{"skill names not of the account", `SELECT count(*) FROM call_recordings r JOIN accounts a ON a.id = r.account_id
 			WHERE r.skill_name NOT LIKE a.name || ' - %'`},
-		{"recordings whose caller is not the message's", `SELECT count(*) FROM call_recordings r JOIN messages m ON m.call_id = r.call_id
+			{"recordings whose caller is not the message's", `SELECT count(*) FROM call_recordings r JOIN messages m ON m.call_id = r.call_id
 			WHERE r.from_number != m.caller_id OR r.agent_id != m.agent_id`},
-		{"duplicate cdr ids", `SELECT count(*) - count(DISTINCT cdr_id) FROM call_recordings`},
-		{"duplicate unique call ids", `SELECT count(*) - count(DISTINCT unique_call_id) FROM call_recordings`},
-		{"recent recordings without audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at >= ? AND
+			{"duplicate cdr ids", `SELECT count(*) - count(DISTINCT cdr_id) FROM call_recordings`},
+			{"duplicate unique call ids", `SELECT count(*) - count(DISTINCT unique_call_id) FROM call_recordings`},
+			{"recent recordings without audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at >= ? AND
 			(r.has_audio = 0 OR NOT EXISTS (SELECT 1 FROM recording_audio a WHERE a.recording_id = r.id))`},
-		{"old recordings with audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at < ? AND
+			{"old recordings with audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at < ? AND
 			(r.has_audio = 1 OR EXISTS (SELECT 1 FROM recording_audio a WHERE a.recording_id = r.id))`},
-	} {
-		args := []any{}
-		if c.what == "recent recordings without audio" || c.what == "old recordings with audio" {
-			args = append(args, seedNow.Add(-31*24*time.Hour).UnixMilli())
+		} {
+			args := []any{}
+			if c.what == "recent recordings without audio" || c.what == "old recordings with audio" {
+				args = append(args, seedNow.Add(-31*24*time.Hour).UnixMilli())
+			}
+			if n := count(t, db, c.query, args...); n != 0 {
+				t.Errorf("%d %s", n, c.what)
+			}
 		}
-		if n := count(t, db, c.query, args...); n != 0 {
-			t.Errorf("%d %s", n, c.what)
+		if n := count(t, db, `SELECT count(*) FROM recording_audio`); n < 50 || n > 150 {
+			t.Errorf("%d recordings have audio, want about half", n)
 		}
-	}
-	if n := count(t, db, `SELECT count(*) FROM recording_audio`); n < 50 || n > 150 {
-		t.Errorf("%d recordings have audio, want about half", n)
-	}
-	if n := count(t, db, `SELECT count(DISTINCT skill_name) FROM call_recordings`); n < 4 {
-		t.Errorf("only %d skill names", n)
-	}
+		if n := count(t, db, `SELECT count(DISTINCT skill_name) FROM call_recordings`); n < 4 {
+			t.Errorf("only %d skill names", n)
+		}
 
-	rows, err := db.read.Query(`SELECT recording_id, content_type, data FROM recording_audio`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	seen := map[string]bool{}
-	for rows.Next() {
-		var id int64
-		var ct string
-		var data []byte
-		if err := rows.Scan(&id, &ct, &data); err != nil {
+		rows, err := db.read.Query(`SELECT recording_id, content_type, data FROM recording_audio`)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if ct != "audio/wav" {
-			t.Errorf("recording %d: content type %q", id, ct)
+		defer rows.Close()
+		seen := map[string]bool{}
+		for rows.Next() {
+			var id int64
+			var ct string
+			var data []byte
+			if err := rows.Scan(&id, &ct, &data); err != nil {
+				t.Fatal(err)
+			}
+			if ct != "audio/wav" {
+				t.Errorf("recording %d: content type %q", id, ct)
+			}
+			if err := checkWAV(data); err != nil {
+				t.Errorf("recording %d: %v", id, err)
+			}
+			seen[fmt.Sprintf("%x", sha256.Sum256(data))] = true
 		}
-		if err := checkWAV(data); err != nil {
-			t.Errorf("recording %d: %v", id, err)
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
-		seen[fmt.Sprintf("%x", sha256.Sum256(data))] = true
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, `SELECT count(*) FROM recording_audio`); len(seen) != n {
-		t.Errorf("%d distinct audio files among %d", len(seen), n)
-	}
+		if n := count(t, db, `SELECT count(*) FROM recording_audio`); len(seen) != n {
+			t.Errorf("%d distinct audio files among %d", len(seen), n)
+		}
+	})
 }
 
 // checkWAV parses a RIFF/WAVE header and checks it describes 2-4 s of 8 kHz mono PCM.
@@ -432,50 +434,54 @@ func checkWAV(b []byte) error {
 }
 
 func TestSeedMessages(t *testing.T) {
-	db, _ := seededDB(t, "a.db")
-	ctx := context.Background()
-	if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
-		t.Fatal(err)
-	}
-	if err := SeedMessages(ctx, db, "1002", 1000, 7, seedNow); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, `SELECT count(*) FROM messages m JOIN accounts a ON a.id = m.account_id WHERE a.number = '1001'`); n < 10250 || n > 10350 {
-		t.Errorf("account 1001 has %d messages, want 10000 more than its demo ones", n)
-	}
-	if n := count(t, db, `SELECT count(*) FROM messages`); n != 11500 {
-		t.Errorf("%d messages, want 11500", n)
-	}
-	if n := count(t, db, `SELECT count(*) FROM messages WHERE id > 500 AND (created_at < ? OR created_at > ?)`,
-		seedNow.Add(-30*24*time.Hour).UnixMilli(), seedNow.UnixMilli()); n != 0 {
-		t.Errorf("%d messages outside the 30 days", n)
-	}
-	if n := count(t, db, `SELECT count(*) FROM call_recordings r JOIN messages m ON m.call_id = r.call_id AND m.account_id = r.account_id`); n != 200 {
-		t.Errorf("recordings match %d messages, want 200 (new messages must not reuse recorded call ids)", n)
-	}
-	// Seeding the same again must not collide on uuid.
-	if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, `SELECT count(*) FROM messages`); n != 21500 {
-		t.Errorf("%d messages, want 21500", n)
-	}
-	if err := SeedMessages(ctx, db, "9999", 10, 1, seedNow); answerdesk.ErrorCode(err) != answerdesk.ENOTFOUND {
-		t.Errorf("unknown account: %v", err)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db, _ := seededDB(t, engine, "a.db")
+		ctx := context.Background()
+		if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
+			t.Fatal(err)
+		}
+		if err := SeedMessages(ctx, db, "1002", 1000, 7, seedNow); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, `SELECT count(*) FROM messages m JOIN accounts a ON a.id = m.account_id WHERE a.number = '1001'`); n < 10250 || n > 10350 {
+			t.Errorf("account 1001 has %d messages, want 10000 more than its demo ones", n)
+		}
+		if n := count(t, db, `SELECT count(*) FROM messages`); n != 11500 {
+			t.Errorf("%d messages, want 11500", n)
+		}
+		if n := count(t, db, `SELECT count(*) FROM messages WHERE id > 500 AND (created_at < ? OR created_at > ?)`,
+			seedNow.Add(-30*24*time.Hour).UnixMilli(), seedNow.UnixMilli()); n != 0 {
+			t.Errorf("%d messages outside the 30 days", n)
+		}
+		if n := count(t, db, `SELECT count(*) FROM call_recordings r JOIN messages m ON m.call_id = r.call_id AND m.account_id = r.account_id`); n != 200 {
+			t.Errorf("recordings match %d messages, want 200 (new messages must not reuse recorded call ids)", n)
+		}
+		// Seeding the same again must not collide on uuid.
+		if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, `SELECT count(*) FROM messages`); n != 21500 {
+			t.Errorf("%d messages, want 21500", n)
+		}
+		if err := SeedMessages(ctx, db, "9999", 10, 1, seedNow); answerdesk.ErrorCode(err) != answerdesk.ENOTFOUND {
+			t.Errorf("unknown account: %v", err)
+		}
+	})
 }
 
 // TestSeedMessagesEmptyDB checks SeedMessages on an account with no phone number and no
 // demo data.
 func TestSeedMessagesEmptyDB(t *testing.T) {
-	db := openSeedDB(t, "a.db")
-	if _, err := db.write.Exec(`INSERT INTO accounts (number, name, created_at) VALUES ('42', 'Zed Roofing', 0)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := SeedMessages(context.Background(), db, "42", 500, 3, seedNow); err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, db, `SELECT count(*) FROM messages WHERE did_id IS NULL`); n != 500 {
-		t.Errorf("%d messages, want 500 without did_id", n)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		db := openTestDB(t, engine, "a.db")
+		if _, err := db.write.Exec(`INSERT INTO accounts (number, name, created_at) VALUES ('42', 'Zed Roofing', 0)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := SeedMessages(context.Background(), db, "42", 500, 3, seedNow); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, db, `SELECT count(*) FROM messages WHERE did_id IS NULL`); n != 500 {
+			t.Errorf("%d messages, want 500 without did_id", n)
+		}
+	})
 }

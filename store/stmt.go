@@ -13,17 +13,22 @@ const maxCachedStatements = 1000
 // stmtReader runs read queries through prepared statements cached by their SQL text.
 // modernc's SQLite compiles a statement on every Prepare, which was a third of the CPU of
 // GET /api/v2/messages/{id}; a database/sql Stmt is prepared once per connection and reused.
+// Without cache (PostgreSQL: pgx prepares and caches per connection) it runs queries as they are.
 type stmtReader struct {
 	db    *sql.DB
+	cache bool
 	mu    sync.RWMutex
 	stmts map[string]*sql.Stmt
 }
 
-func newStmtReader(db *sql.DB) *stmtReader {
-	return &stmtReader{db: db, stmts: map[string]*sql.Stmt{}}
+func newStmtReader(db *sql.DB, cache bool) *stmtReader {
+	return &stmtReader{db: db, cache: cache, stmts: map[string]*sql.Stmt{}}
 }
 
 func (r *stmtReader) stmt(ctx context.Context, query string) *sql.Stmt {
+	if !r.cache {
+		return nil
+	}
 	r.mu.RLock()
 	st := r.stmts[query]
 	r.mu.RUnlock()

@@ -97,16 +97,15 @@ func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *a
 	}
 	var id int64
 	err = s.db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO to_dos (account_id, phone_id, name, delivery_type, contact,
+		err := tx.QueryRowContext(ctx, `INSERT INTO to_dos (account_id, phone_id, name, delivery_type, contact,
 			message_text, instructions, from_number, from_email, sender_name, subject, sending_domain_id,
-			ai_assistant_id, created_by, created_at, updated_at) VALUES (`+placeholders(16)+`)`,
+			ai_assistant_id, created_by, created_at, updated_at) VALUES (`+placeholders(16)+`) RETURNING id`,
 			acct.ID, phoneID, name, t.DeliveryType, nullable(t.Contact), nullable(t.MessageText), nullable(t.Instructions),
 			nullable(t.From), nullable(t.FromEmail), nullable(t.SenderName), nullable(t.SubjectLine), domainID,
-			assistantID, c.UserID, now.UnixMilli(), now.UnixMilli())
+			assistantID, c.UserID, now.UnixMilli(), now.UnixMilli()).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert to-do: %w", err)
 		}
-		id, _ = res.LastInsertId()
 		_, err = tx.ExecContext(ctx, `INSERT INTO schedules (schedulable_type, schedulable_id, rule, times, starts_at,
 			next_occurrence, created_at, updated_at) VALUES ('ToDo', ?, ?, ?, ?, ?, ?, ?)`,
 			id, string(rule), string(times), plan.Start().UnixMilli(), next, now.UnixMilli(), now.UnixMilli())

@@ -16,11 +16,12 @@ import (
 // UNIQUE (to_do_id, scheduled_at) makes it safe to run twice for the same occurrence.
 func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit int, channelFor func(deliveryType string) string) (int, error) {
 	n := 0
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		n = 0
 		rows, err := tx.QueryContext(ctx, `SELECT s.id, s.schedulable_id, s.rule, s.times, s.starts_at, s.next_occurrence, t.delivery_type
 			FROM schedules s JOIN to_dos t ON t.id = s.schedulable_id
 			WHERE s.next_occurrence IS NOT NULL AND s.next_occurrence <= ? AND t.state = 'active'
-			ORDER BY s.next_occurrence LIMIT ?`, now.UnixMilli(), limit)
+			ORDER BY s.next_occurrence LIMIT ?`+s.db.d.claim("s"), now.UnixMilli(), limit)
 		if err != nil {
 			return fmt.Errorf("find due schedules: %w", err)
 		}
@@ -61,13 +62,14 @@ func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit i
 				if i == len(skipped)-1 && skippedCount > len(skipped) {
 					msg += fmt.Sprintf(" (%d more missed occurrences not listed)", skippedCount-len(skipped))
 				}
-				res, err := tx.ExecContext(ctx, `INSERT INTO to_do_occurrences (to_do_id, scheduled_at, status, due_at, error, updated_at)
-					VALUES (?, ?, 'skipped', ?, ?, ?) ON CONFLICT DO NOTHING`, d.toDoID, sk.UnixMilli(), nowMS, msg, nowMS)
-				if err != nil {
+				// RETURNING gives no row when the occurrence was there already.
+				var id int64
+				err := tx.QueryRowContext(ctx, `INSERT INTO to_do_occurrences (to_do_id, scheduled_at, status, due_at, error, updated_at)
+					VALUES (?, ?, 'skipped', ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`, d.toDoID, sk.UnixMilli(), nowMS, msg, nowMS).Scan(&id)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return fmt.Errorf("record skipped occurrence: %w", err)
 				}
-				if inserted, _ := res.RowsAffected(); inserted == 1 {
-					id, _ := res.LastInsertId()
+				if err == nil {
 					if _, err := tx.ExecContext(ctx, `INSERT INTO to_do_attempts (occurrence_id, to_do_id, at, channel, status, error)
 						VALUES (?, ?, ?, ?, 'skipped', ?)`, id, d.toDoID, nowMS, channelFor(d.deliveryType), msg); err != nil {
 						return fmt.Errorf("record skipped attempt: %w", err)
@@ -99,7 +101,8 @@ func (s *ToDoService) MaterializeDue(ctx context.Context, now time.Time, limit i
 func (s *ToDoService) ClaimOccurrences(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]*answerdesk.Occurrence, error) {
 	var occs []*answerdesk.Occurrence
 	nowMS := now.UnixMilli()
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		occs = nil
 		// A waiting occurrence starts only while its To Do is active: a pause or cancel that
 		// committed first has dropped it already, and this condition keeps it so. One whose
 		// lease expired was claimed before (it may be at the provider), so it is finished.
@@ -107,7 +110,7 @@ func (s *ToDoService) ClaimOccurrences(ctx context.Context, now time.Time, lease
 			JOIN to_dos t ON t.id = o.to_do_id
 			WHERE o.status IN ('pending', 'sending') AND o.due_at <= ?
 			AND ((o.status = 'pending' AND t.state = 'active') OR (o.status = 'sending' AND o.lease_until <= ?))
-			ORDER BY o.due_at LIMIT ?`, nowMS, nowMS, limit)
+			ORDER BY o.due_at LIMIT ?`+s.db.d.claim("o"), nowMS, nowMS, limit)
 		if err != nil {
 			return fmt.Errorf("find due occurrences: %w", err)
 		}
@@ -221,8 +224,8 @@ func (s *ToDoService) RecordAttempts(ctx context.Context, results []answerdesk.A
 func (s *ToDoService) refreshSending(ctx context.Context, tx *sql.Tx, toDos map[int64]bool) error {
 	now := s.db.now().UnixMilli()
 	for id := range toDos {
-		if _, err := tx.ExecContext(ctx, `UPDATE to_dos SET updated_at = ?, is_sending = EXISTS (
-			SELECT 1 FROM to_do_occurrences WHERE to_do_id = ? AND status = 'sending') WHERE id = ?`, now, id, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE to_dos SET updated_at = ?, is_sending = CASE WHEN EXISTS (
+			SELECT 1 FROM to_do_occurrences WHERE to_do_id = ? AND status = 'sending') THEN 1 ELSE 0 END WHERE id = ?`, now, id, id); err != nil {
 			return fmt.Errorf("update to-do %d: %w", id, err)
 		}
 	}

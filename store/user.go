@@ -53,15 +53,14 @@ func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) 
 	now := s.db.now()
 	user := &answerdesk.User{Email: u.Email, Admin: u.Admin, CreatedAt: answerdesk.NewTime(now)}
 	err := s.db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO users (email, password_hash, admin, created_at) VALUES (?, ?, ?, ?)`,
-			u.Email, string(hash), u.Admin, now.UnixMilli())
+		err := tx.QueryRowContext(ctx, `INSERT INTO users (email, password_hash, admin, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			u.Email, string(hash), u.Admin, now.UnixMilli()).Scan(&user.ID)
 		if err != nil {
 			if isUnique(err) {
 				return fieldErr("email", "is taken by another user")
 			}
 			return fmt.Errorf("insert user: %w", err)
 		}
-		user.ID, _ = res.LastInsertId()
 		return addMemberships(ctx, tx, user.ID, u.AccountNumbers, "accounts")
 	})
 	if err != nil {
@@ -141,15 +140,14 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 	}
 	now := s.db.now()
 	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}
-	res, err := s.db.write.ExecContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`,
-		userID, name, answerdesk.HashToken(plain), t.Prefix, now.UnixMilli())
+	err := s.db.write.QueryRowContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		userID, name, answerdesk.HashToken(plain), t.Prefix, now.UnixMilli()).Scan(&t.ID)
 	if err != nil {
-		if strings.Contains(err.Error(), "FOREIGN KEY") {
+		if isForeignKey(err) {
 			return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user %d", userID)
 		}
 		return nil, "", fmt.Errorf("insert token: %w", err)
 	}
-	t.ID, _ = res.LastInsertId()
 	return t, plain, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/store"
@@ -18,7 +19,7 @@ import (
 // openDB opens the database; with mustExist a missing file is an error instead of a new,
 // empty database (a mistyped --db would otherwise answer "no such user").
 func openDB(ctx context.Context, path string, mustExist bool) (*store.DB, error) {
-	if mustExist {
+	if mustExist && !store.IsPostgresURL(path) {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("database %s does not exist (check --db; answerdesk migrate --db %s creates it)", path, path)
 		}
@@ -37,7 +38,7 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	fmt.Fprintln(stdout, "database", *path, "is migrated")
+	fmt.Fprintln(stdout, "database", store.DisplayName(*path), "is migrated")
 	return nil
 }
 
@@ -56,7 +57,7 @@ func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", *path, demo.Token, demo.AdminToken)
+	fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*path), demo.Token, demo.AdminToken)
 	return nil
 }
 
@@ -389,5 +390,84 @@ func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 		return err
 	}
 	fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, integrity ok)\n", *path, *to, info.Size())
+	return nil
+}
+
+func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newCommand("db copy", "--from SOURCE --to TARGET [--batch-size 1000]",
+		"Copy every row of one database into another, e.g. from SQLite into PostgreSQL when one machine\n"+
+			"is no longer enough (or back). SOURCE and TARGET are each a SQLite file or a PostgreSQL URL\n"+
+			"(postgres://user:pass@host:5432/db?sslmode=require; the PostgreSQL database must exist).\n"+
+			"The target is migrated first and must hold no rows: a failed copy is started again into a\n"+
+			"fresh one. Stop serve on the source first. Row counts are verified per table. Guide:\n"+
+			"/docs/scaling-out.", stdout)
+	c.maxArgs = 0
+	from := c.fs.String("from", "", "the database to copy: a SQLite `file` or a PostgreSQL URL")
+	to := c.fs.String("to", "", "the empty database to fill: a SQLite `file` or a PostgreSQL URL")
+	batch := c.fs.Int("batch-size", 1000, "rows per INSERT and per target transaction")
+	if _, err := c.parse(args); err != nil {
+		return err
+	}
+	if *from == "" || *to == "" {
+		return usagef("db copy: --from and --to are required")
+	}
+	if *from == *to {
+		return usagef("db copy: --from and --to are the same database")
+	}
+	if *batch < 1 {
+		return usagef("db copy: --batch-size %d: want 1 or more", *batch)
+	}
+	if !store.IsPostgresURL(*from) {
+		if _, err := os.Stat(*from); err != nil {
+			return fmt.Errorf("source database %s: %w", *from, err)
+		}
+	}
+	src, err := store.Open(ctx, *from)
+	if err != nil {
+		return fmt.Errorf("open the source: %w", err)
+	}
+	defer src.Close()
+	dst, err := store.Open(ctx, *to)
+	if err != nil {
+		return fmt.Errorf("open the target: %w", err)
+	}
+	defer dst.Close()
+	start := time.Now()
+	report, err := store.Copy(ctx, src, dst, store.CopyOptions{BatchSize: *batch,
+		Progress: func(table string, rows int64, took time.Duration) {
+			fmt.Fprintf(stdout, "  %-22s %9d rows  %v\n", table, rows, took.Round(time.Millisecond))
+		}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "copied %d rows in %d tables in %v; row counts verified\n", report.Rows, len(report.Tables), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func runDBResetSigningKey(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newCommand("db reset-signing-key", "[--db FILE]",
+		"Forget the signing key the database was first served with, so that the next serve accepts a\n"+
+			"new one. Only for a key lost for good: webhook credentials (Basic auth passwords, header\n"+
+			"values, signing secrets) sealed with the old key cannot be opened and must be set again.\n"+
+			"Every replica must then start with the same new key.", stdout)
+	path := c.db()
+	if _, err := c.parse(args); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *path, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	forgot, err := db.ForgetSigningKey(ctx)
+	if err != nil {
+		return err
+	}
+	if !forgot {
+		fmt.Fprintln(stdout, "no signing key was recorded: the next serve records its key")
+		return nil
+	}
+	fmt.Fprintln(stdout, "the signing key is forgotten: the next serve records its key as the database's;"+
+		" set the webhook credentials of delivery methods again (they were sealed with the old key)")
 	return nil
 }

@@ -45,7 +45,7 @@ func newCommand(path, usage, about string, out io.Writer) *command {
 
 // db adds the --db flag every data command takes.
 func (c *command) db() *string {
-	return c.fs.String("db", "./data/answerdesk.db", "SQLite database `file` (env ANSWERDESK_DB)")
+	return c.fs.String("db", "./data/answerdesk.db", "SQLite database `file`, or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (env ANSWERDESK_DB)")
 }
 
 // help writes the command's help text.

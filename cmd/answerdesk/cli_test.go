@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // runExit runs the command line as main does and returns stdout, stderr and the exit code.
@@ -93,7 +96,13 @@ func lastLine(s string) string {
 
 // TestProvisioningCommands provisions an empty database from the command line alone.
 func TestProvisioningCommands(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "prov.db")
+	for _, engine := range testdb.Engines() {
+		t.Run(engine, func(t *testing.T) { testProvisioningCommands(t, engine) })
+	}
+}
+
+func testProvisioningCommands(t *testing.T, engine string) {
+	db := testdb.DSN(t, engine, "prov.db")
 	steps := []struct {
 		name  string
 		stdin string
@@ -115,7 +124,17 @@ func TestProvisioningCommands(t *testing.T) {
 		{"user_enable_and_admin", "", []string{"user", "update", "1", "--db", db, "--enable", "--admin"}, "you@cedar.example  true   false"},
 		{"user_list", "", []string{"user", "list", "--db", db}, "2001"},
 		{"user_password", "another passphrase\n", []string{"user", "update", "--db", db, "--email", "you@cedar.example", "--password-stdin"}, "you@cedar.example"},
-		{"backup", "", []string{"db", "backup", "--db", db, "--to", db + ".bak"}, "integrity ok"},
+		{"token", "", []string{"token", "create", "--db", db, "--user", "you@cedar.example", "--name", "ci"}, "ak_"},
+		{"token_list", "", []string{"token", "list", "--db", db, "--user", "you@cedar.example"}, "ci"},
+		{"migrate_again", "", []string{"migrate", "--db", db}, "is migrated"},
+	}
+	if engine == testdb.SQLite {
+		steps = append(steps, struct {
+			name  string
+			stdin string
+			args  []string
+			want  string
+		}{"backup", "", []string{"db", "backup", "--db", db, "--to", db + ".bak"}, "integrity ok"})
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -124,6 +143,18 @@ func TestProvisioningCommands(t *testing.T) {
 				t.Fatalf("answerdesk %s: exit %d\n%s%s\nwant %q", strings.Join(s.args, " "), code, out, errOut, s.want)
 			}
 		})
+	}
+	if engine == testdb.Postgres {
+		t.Run("backup_refers_to_pg_dump", func(t *testing.T) {
+			to := filepath.Join(t.TempDir(), "b.db")
+			if _, errOut, code := runExit(t, "", "db", "backup", "--db", db, "--to", to); code != 1 || !strings.Contains(errOut, "pg_dump") {
+				t.Fatalf("db backup of a PostgreSQL URL: exit %d %s", code, errOut)
+			}
+			if _, err := os.Stat(to); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("db backup left %s: %v", to, err)
+			}
+		})
+		return
 	}
 	t.Run("backup_holds_the_data_and_refuses_to_overwrite", func(t *testing.T) {
 		out, _, code := runExit(t, "", "account", "list", "--db", db+".bak")

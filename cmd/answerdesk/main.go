@@ -32,6 +32,8 @@ Usage:
   answerdesk token list [--user EMAIL]
   answerdesk token revoke ID [--user EMAIL]
   answerdesk db backup --to FILE
+  answerdesk db copy --from SOURCE --to TARGET
+  answerdesk db reset-signing-key
   answerdesk healthcheck [--url http://127.0.0.1:8080/readyz]
   answerdesk version
 
@@ -135,6 +137,8 @@ func groups() map[string]*group {
 		}},
 		"db": {name: "db", about: "Database operations.", subs: []subcommand{
 			{"backup", "write a consistent copy of the database to a new file, while serve runs", runDBBackup},
+			{"copy", "copy every row into another, empty database (SQLite to PostgreSQL, or back)", runDBCopy},
+			{"reset-signing-key", "forget the signing key the database was served with (for a key lost for good)", runDBResetSigningKey},
 		}},
 	}
 }

@@ -64,7 +64,7 @@ and migrated on start. SIGTERM drains in-flight requests and work, then exits 0.
 Production guide: /docs/deployment.`, out)
 	fs := c.fs
 	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
-	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start)")
+	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start), or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (the database must exist; migrated on start)")
 	fs.StringVar(&cfg.dbSynchronous, "db-synchronous", "full", "full: every answered write survives a power loss; normal: fewer disk syncs, survives a process crash only")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
@@ -75,7 +75,7 @@ Production guide: /docs/deployment.`, out)
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
-	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs recording audio links (default: signing.key beside the database)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
@@ -122,11 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
-	keyFile := cfg.signingKeyFile
-	if keyFile == "" {
-		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
-	}
-	key, err := loadOrCreateKey(keyFile)
+	key, keySource, err := signingKey(cfg)
 	if err != nil {
 		return err
 	}
@@ -148,6 +144,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		acfg.Content = os.DirFS(cfg.contentDir)
 	}
 	m, err := app.Open(ctx, acfg)
+	if errors.Is(err, store.ErrSigningKeyMismatch) {
+		return fmt.Errorf("%w (the key from %s): every replica on one database must start with the key the database was "+
+			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
+			"from a replica that runs, or from where the database was first served, and start again "+
+			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
+			"answerdesk db reset-signing-key lets a new one in", err, keySource)
+	}
 	if err != nil {
 		return err
 	}
@@ -191,7 +194,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go func() { serveErr <- metricsServer.Serve(mln) }()
 		logger.Info("serving metrics", "addr", mln.Addr().String())
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", cfg.db, "version", version)
+	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
 
 	select {
 	case err := <-serveErr:
@@ -262,6 +265,37 @@ answerdesk demo is ready at %[1]s
   Application keys (create and revoke API tokens): %[1]s/settings/keys
 
 `, baseURL, d.Token, d.AdminToken, d.Password)
+}
+
+// signingKeyEnv holds the signing key itself, for platforms that hand secrets over as
+// environment variables rather than files.
+const signingKeyEnv = "ANSWERDESK_SIGNING_KEY"
+
+// signingKey is the key serve signs and seals with, and where it came from: the
+// ANSWERDESK_SIGNING_KEY value, or --signing-key-file (default signing.key beside a SQLite
+// database, created on first start).
+func signingKey(cfg serveConfig) (key []byte, source string, err error) {
+	if v, ok := os.LookupEnv(signingKeyEnv); ok {
+		if cfg.signingKeyFile != "" {
+			return nil, "", usagef("serve: both %s and --signing-key-file are set: keep one", signingKeyEnv)
+		}
+		if len(v) < 32 {
+			return nil, "", usagef("serve: %s: want at least 32 characters (e.g. from openssl rand -hex 32), have %d", signingKeyEnv, len(v))
+		}
+		return []byte(v), signingKeyEnv, nil
+	}
+	keyFile := cfg.signingKeyFile
+	switch {
+	case keyFile != "":
+	case store.IsPostgresURL(cfg.db):
+		// A URL has no directory to keep the key beside. Replicas must share it: one that
+		// made its own is refused by the database's key fingerprint (app.Open).
+		keyFile = filepath.Join("data", "signing.key")
+	default:
+		keyFile = filepath.Join(filepath.Dir(cfg.db), "signing.key")
+	}
+	key, err = loadOrCreateKey(keyFile)
+	return key, keyFile, err
 }
 
 // loadOrCreateKey reads the signing key file, creating it with 32 random bytes and mode
@@ -383,8 +417,9 @@ func printFirstStart(ctx context.Context, w io.Writer, db *store.DB, cfg serveCo
 	if meta.Total > 0 {
 		return nil
 	}
-	dbArg := cfg.db
-	if strings.ContainsAny(dbArg, " '\"") {
+	// A PostgreSQL URL is shown without its password (and quoted: it holds ? and &).
+	dbArg := store.DisplayName(cfg.db)
+	if strings.ContainsAny(dbArg, " '\"?&") {
 		dbArg = "'" + strings.ReplaceAll(dbArg, "'", `'\''`) + "'"
 	}
 	fmt.Fprintf(w, `

@@ -24,7 +24,6 @@ import (
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/oauth"
-	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
@@ -154,6 +153,11 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	if cfg.Now != nil {
 		m.DB.Now = cfg.Now
 	}
+	// Before anything is served: a replica with another key would hand out links and
+	// session ids the others refuse, and could not open the secrets they sealed.
+	if err := m.DB.CheckSigningKey(ctx, cfg.Key); err != nil {
+		return nil, err
+	}
 	if m.DB.Secrets, err = answerdesk.NewSecretBox(cfg.SecretKey); err != nil {
 		return nil, err
 	}
@@ -164,7 +168,7 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	m.ToDos = store.NewToDoService(m.DB)
 	m.ToDos.AIOutboundCall = slices.Contains(cfg.Features, answerdesk.FeatureAIOutboundCall)
 	m.Dispatch = store.NewDispatchService(m.DB)
-	m.Dispatch.ReplayLimiter = &ratelimit.Memory{Limit: answerdesk.ReplayRateLimit, Window: answerdesk.ReplayRateWindow}
+	m.Dispatch.ReplayLimiter = store.NewRateLimiter(m.DB, "dispatch-replay", answerdesk.ReplayRateLimit, answerdesk.ReplayRateWindow)
 	m.Users = store.NewUserService(m.DB)
 	m.Users.Cost = cfg.PasswordCost
 	m.Tokens = store.NewTokenService(m.DB)
@@ -187,15 +191,15 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		Store: m.Grants, Sessions: store.NewSessionStore(m.DB), Users: m.Users, Tokens: m.Tokens,
 		Issuer:             cfg.BaseURL,
 		HTTPClient:         oauth.NewMetadataClient(cfg.OAuthAllowPrivate),
-		SignInLimit:        &ratelimit.Memory{Limit: answerdesk.SignInLimitPerEmailAndAddress, Window: answerdesk.SignInWindow},
-		SignInAddressLimit: &ratelimit.Memory{Limit: answerdesk.SignInLimitPerAddress, Window: answerdesk.SignInWindow},
-		SignInEmailLimit:   &ratelimit.Memory{Limit: answerdesk.SignInLimitPerEmail, Window: answerdesk.SignInWindow},
+		SignInLimit:        store.NewRateLimiter(m.DB, "sign-in-email-address", answerdesk.SignInLimitPerEmailAndAddress, answerdesk.SignInWindow),
+		SignInAddressLimit: store.NewRateLimiter(m.DB, "sign-in-address", answerdesk.SignInLimitPerAddress, answerdesk.SignInWindow),
+		SignInEmailLimit:   store.NewRateLimiter(m.DB, "sign-in-email", answerdesk.SignInLimitPerEmail, answerdesk.SignInWindow),
 		Logger:             logger,
 		Now:                cfg.Now,
 	}
 	if cfg.ClientLimits {
-		m.OAuth.MetadataLimit = &ratelimit.Memory{Limit: ClientRegistrationLimit, Window: time.Hour}
-		m.OAuth.RegisterLimit = &ratelimit.Memory{Limit: ClientRegistrationLimit, Window: time.Hour}
+		m.OAuth.MetadataLimit = store.NewRateLimiter(m.DB, "oauth-client-metadata", ClientRegistrationLimit, time.Hour)
+		m.OAuth.RegisterLimit = store.NewRateLimiter(m.DB, "oauth-client-registration", ClientRegistrationLimit, time.Hour)
 	}
 	m.Rest = &rest.Server{
 		Messages:      m.Messages,
@@ -251,7 +255,7 @@ func (m *Main) openPublic(cfg Config) error {
 	public := cfg.Public
 	if cfg.PublicRateLimit > 0 {
 		public.Limit = cfg.PublicRateLimit
-		public.Limiter = &ratelimit.Memory{Limit: cfg.PublicRateLimit, Window: time.Minute}
+		public.Limiter = store.NewRateLimiter(m.DB, "public", cfg.PublicRateLimit, time.Minute)
 	}
 	// MCP session IDs are signed with a key derived from the key file, so every replica
 	// sharing it (and this one after a restart) accepts them.

@@ -1,4 +1,5 @@
-// Package testapp builds a real answerdesk for tests: a fresh SQLite file, the real router
+// Package testapp builds a real answerdesk for tests: a fresh database (a SQLite file, or a
+// new PostgreSQL database when ANSWERDESK_TEST_ENGINE=postgres; see internal/testdb), the real router
 // on an httptest server, a movable clock, and a small fixture of two accounts with a user
 // each and an admin. Tests make requests through HTTP and assert on what comes back.
 package testapp
@@ -10,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/app"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/oauth"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
@@ -74,8 +75,15 @@ type App struct {
 	OAuth *oauth.Server
 }
 
-// New starts an App; everything is closed when the test ends.
+// New starts an App on the engine the suites run on (testdb.Engine: SQLite unless
+// ANSWERDESK_TEST_ENGINE=postgres); everything is closed when the test ends.
 func New(t testing.TB) *App {
+	t.Helper()
+	return NewOn(t, testdb.Engine())
+}
+
+// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
+func NewOn(t testing.TB, engine string) *App {
 	t.Helper()
 	ctx := context.Background()
 	clock := &Clock{now: Start}
@@ -83,7 +91,7 @@ func New(t testing.TB) *App {
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
 	m, err := app.Open(ctx, app.Config{
-		DB:           filepath.Join(t.TempDir(), "answerdesk.db"),
+		DB:           testdb.DSN(t, engine, "answerdesk.db"),
 		BaseURL:      "http://" + server.Listener.Addr().String(),
 		Key:          []byte("test-signing-key-0123456789abcdef"),
 		SecretKey:    []byte("test-key-material-0123456789abcdef"),

@@ -1,0 +1,130 @@
+// Package testdb gives tests a fresh database on either engine: a SQLite file in the test's
+// temporary directory, or a new PostgreSQL database created on the test server and dropped
+// when the test ends.
+//
+// The PostgreSQL server is ANSWERDESK_TEST_POSTGRES (a URL), by default the local one
+// (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable); "make postgres" starts a
+// throwaway one where none answers. A test that needs PostgreSQL and finds no server fails
+// when CI=true and is skipped, loudly, otherwise.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+)
+
+// Engines are the engines a suite runs on.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// DefaultPostgres is the server tests use when ANSWERDESK_TEST_POSTGRES is not set.
+const DefaultPostgres = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// Engine is the engine that suites built on one database (internal/testapp) run on:
+// ANSWERDESK_TEST_ENGINE, sqlite when unset. "make test" runs them on both.
+func Engine() string {
+	if e := os.Getenv("ANSWERDESK_TEST_ENGINE"); e != "" {
+		return e
+	}
+	return SQLite
+}
+
+// Engines lists both engines, for suites that loop over them.
+func Engines() []string { return []string{SQLite, Postgres} }
+
+// DSN returns a fresh database for the engine: a SQLite file path named name in a temporary
+// directory, or the URL of a new PostgreSQL database.
+func DSN(t testing.TB, engine, name string) string {
+	t.Helper()
+	switch engine {
+	case SQLite:
+		return filepath.Join(t.TempDir(), name)
+	case Postgres:
+		return PostgresURL(t)
+	}
+	t.Fatalf("testdb: unknown engine %q (want %s or %s)", engine, SQLite, Postgres)
+	return ""
+}
+
+var (
+	serverOnce sync.Once
+	server     *sql.DB
+	serverURL  string
+	serverErr  error
+)
+
+func adminServer() (*sql.DB, string, error) {
+	serverOnce.Do(func() {
+		serverURL = os.Getenv("ANSWERDESK_TEST_POSTGRES")
+		if serverURL == "" {
+			serverURL = DefaultPostgres
+		}
+		server, serverErr = sql.Open("pgx", serverURL)
+		if serverErr != nil {
+			return
+		}
+		server.SetMaxOpenConns(2)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		serverErr = server.PingContext(ctx)
+	})
+	return server, serverURL, serverErr
+}
+
+// PostgresURL creates an empty PostgreSQL database for the test and returns its URL; the
+// database is dropped (its connections ended) when the test ends.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	admin, base, err := adminServer()
+	if err != nil {
+		msg := fmt.Sprintf("no PostgreSQL server answers at %s (%v): set ANSWERDESK_TEST_POSTGRES or run \"make postgres\"", redact(base), err)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip("!!! SKIPPED (PostgreSQL): " + msg)
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	name := "answerdesk_t_" + hex.EncodeToString(b)
+	ctx := context.Background()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	// A test database outlives no crash: its commits need not wait for the disk (on this
+	// machine's server that made the suites several times faster).
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET synchronous_commit = off"); err != nil {
+		t.Fatalf("configure database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("ANSWERDESK_TEST_POSTGRES: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return strings.Repeat("*", 8)
+}

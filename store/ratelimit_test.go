@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/answerdesk/answerdesk/internal/testdb"
+)
+
+// The database limiter answers as the memory one does (ratelimit.TestMemory): a fixed
+// window per key, a request over the limit spends nothing, a new window starts afresh.
+func TestRateLimiter(t *testing.T) { forEachEngine(t, testRateLimiter) }
+
+func testRateLimiter(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "limit.db")
+	l := NewRateLimiter(db, "public", 3, time.Minute)
+	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	for i, want := range []struct {
+		allowed   bool
+		remaining int
+	}{{true, 2}, {true, 1}, {true, 0}, {false, 0}} {
+		d, err := l.Take(ctx, "a", 1, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed != want.allowed || d.Remaining != want.remaining || d.Limit != 3 || d.Reset != 50*time.Second {
+			t.Fatalf("take %d: %+v", i, d)
+		}
+	}
+	if engine == testdb.SQLite {
+		var mode int
+		if err := db.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&mode); err != nil || mode != 2 {
+			t.Fatalf("the writer is left at synchronous %d (%v), want FULL (2)", mode, err)
+		}
+	}
+	steps := []struct {
+		name      string
+		l         *RateLimiter
+		key       string
+		n         int
+		at        time.Time
+		allowed   bool
+		remaining int
+		reset     time.Duration
+	}{
+		{"another key has its own window", l, "b", 1, t0, true, 2, 50 * time.Second},
+		{"a batch over what is left spends nothing", l, "b", 3, t0, false, 2, 50 * time.Second},
+		{"a batch that fits", l, "b", 2, t0, true, 0, 50 * time.Second},
+		{"another scope has its own counters", NewRateLimiter(db, "sign-in", 3, time.Minute), "a", 1, t0, true, 2, 50 * time.Second},
+		{"a new window starts afresh", l, "a", 1, t0.Add(50 * time.Second), true, 2, time.Minute},
+		{"more than the limit never fits", l, "c", 4, t0, false, 3, 50 * time.Second},
+		{"a late clock counts in the newer window", l, "a", 1, t0.Add(49 * time.Second), true, 1, 61 * time.Second},
+	}
+	for _, s := range steps {
+		d, err := s.l.Take(ctx, s.key, s.n, s.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed != s.allowed || d.Remaining != s.remaining || d.Reset != s.reset {
+			t.Errorf("%s: %+v, want allowed %v remaining %d reset %v", s.name, d, s.allowed, s.remaining, s.reset)
+		}
+	}
+}
+
+// Concurrent requests (as from several replicas) never spend more than the limit.
+func TestRateLimiterConcurrent(t *testing.T) { forEachEngine(t, testRateLimiterConcurrent) }
+
+func testRateLimiterConcurrent(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "limit.db")
+	limiters := []*RateLimiter{NewRateLimiter(db, "public", 60, time.Minute), NewRateLimiter(db, "public", 60, time.Minute)}
+	now := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			d, err := limiters[i%2].Take(ctx, "client", 1, now)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if d.Allowed {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if allowed != 60 {
+		t.Errorf("%d of 100 requests allowed, want 60", allowed)
+	}
+}
+
+// Counters of passed windows are deleted, and only those.
+func TestRateLimiterSweeps(t *testing.T) { forEachEngine(t, testRateLimiterSweeps) }
+
+func testRateLimiterSweeps(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "limit.db")
+	l := NewRateLimiter(db, "public", 5, time.Minute)
+	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	for _, key := range []string{"a", "b", "c"} {
+		if _, err := l.Take(ctx, key, 1, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.Take(ctx, "d", 1, t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM rate_limits`); n != 1 {
+		t.Errorf("%d counters left, want the current one", n)
+	}
+}
+
+// A database remembers the key it was first served with and refuses another.
+func TestCheckSigningKey(t *testing.T) { forEachEngine(t, testCheckSigningKey) }
+
+func testCheckSigningKey(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "key.db")
+	a, b := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+	for i, step := range []struct {
+		key  []byte
+		want error
+	}{{a, nil}, {a, nil}, {b, ErrSigningKeyMismatch}, {a, nil}} {
+		if err := db.CheckSigningKey(ctx, step.key); !errors.Is(err, step.want) {
+			t.Errorf("start %d: %v, want %v", i, err, step.want)
+		}
+	}
+	if forgot, err := db.ForgetSigningKey(ctx); err != nil || !forgot {
+		t.Fatalf("forget: %v %v", forgot, err)
+	}
+	if err := db.CheckSigningKey(ctx, b); err != nil {
+		t.Errorf("a new key after the old one was forgotten: %v", err)
+	}
+	if err := db.CheckSigningKey(ctx, a); !errors.Is(err, ErrSigningKeyMismatch) {
+		t.Errorf("the forgotten key: %v, want a refusal", err)
+	}
+	var stored string
+	if err := db.read.QueryRowContext(ctx, `SELECT value FROM service_meta`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != KeyFingerprint(b) || KeyFingerprint(a) == KeyFingerprint(b) || strings.Contains(stored, string(b)) {
+		t.Errorf("stored %q, want the fingerprint of the key recorded last", stored)
+	}
+}
+
+// BenchmarkRateLimiterTake measures one Take: one upsert through the writer (SQLite at
+// synchronous FULL, the default).
+func BenchmarkRateLimiterTake(b *testing.B) {
+	for _, engine := range testdb.Engines() {
+		b.Run(engine, func(b *testing.B) { benchmarkRateLimiterTake(b, engine) })
+	}
+}
+
+func benchmarkRateLimiterTake(b *testing.B, engine string) {
+	ctx := context.Background()
+	db, err := Open(ctx, testdb.DSN(b, engine, "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	l := NewRateLimiter(db, "public", 1<<30, time.Minute)
+	now := time.Now()
+	keys := []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := l.Take(ctx, keys[i%len(keys)], 1, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
