@@ -476,6 +476,10 @@ type question struct {
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
 	paths   []*regexp.Regexp
 	synQ    []string
+	// unknownFull is the weight of the question's words the docs never use, and fullTotal
+	// the weight of all its words, before unknown words are discounted: a question mostly
+	// in words the docs never use is about something else.
+	unknownFull, fullTotal float64
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -554,6 +558,11 @@ func (ix *Index) prepare(text string) question {
 			}
 			if p != t {
 				w *= 0.5 // a part of a compound word counts half
+			}
+			q.fullTotal += w
+			if !a.known[p] && len(a.syn[p]) == 0 {
+				q.unknownFull += w
+				w *= unknownWeight
 			}
 			add(p, a.syn[p], w)
 		}
@@ -646,6 +655,7 @@ var (
 
 // Weights of a unit's score.
 const (
+	unknownWeight    = 0.5  // a word the docs never use: it matches nothing, so it weighs less on every unit
 	ctxWeight        = 0.5  // a question word in the heading path only, against one in the unit
 	headWeight       = 0.25 // the share of the question in the unit's heading path
 	titleWeight      = 0.4  // the share of the question in the unit's page title: the page's topic
@@ -791,6 +801,11 @@ const (
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
+	// A question half or more of whose weight is in words the docs never use answers only
+	// from a unit scoring minScoreMostlyUnknown (the off-topic questions of the tuning sets
+	// reach at most 0.93 once unknown words count for unknownWeight).
+	maxUnknownShare       = 0.5
+	minScoreMostlyUnknown = 1.0
 )
 
 // sectionCoverage is the share of the question's weight that a section holds in its
@@ -946,6 +961,10 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	// sentence ("port my phone number") reach that coverage, seldom that score.
 	weak := best.coverage < minSureCoverage && best.score < minWeakScore
 	if debugNoDecline {
+	} else if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && best.score < minScoreMostlyUnknown {
+		// Mostly in words the docs never use ("reset my iPhone"): about something else,
+		// unless its few known words match very well.
+		return nil, false
 	} else if best.coverage < minCoverage || best.own < minOwn || weak {
 		// No one unit holds enough of the question, but the section may: its heading and
 		// units together hold nearly all of the question's words ("Which statuses does a
