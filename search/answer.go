@@ -803,6 +803,12 @@ const (
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
+	// A unit holding a question word the answer lacks joins it from this near the best
+	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
+	// question's weight).
+	coverShare     = 0.7
+	maxCoverUnits  = 1
+	minCoverWeight = 0.1
 	// A question half or more of whose weight is in words the docs never use answers only
 	// from a unit scoring minScoreMostlyUnknown (the off-topic questions of the tuning sets
 	// reach at most 0.93 once unknown words count for unknownWeight).
@@ -1065,6 +1071,44 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 		if next := nextUnit(u); next != nil && continues(next.text) && !in(next) {
 			chosen = append(chosen, scored{u: next, score: chosen[i].score})
+		}
+	}
+	// The answer should hold every content word of the question: a word no chosen unit has
+	// ("mandatory" in "which property is mandatory when I post a message") is often the
+	// one the question turns on, and the unit holding it (the row that says "Required")
+	// joins the answer when it ranks near the best.
+	{
+		inChosen := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
+		missing := slices.Clone(q.terms)
+		slices.SortStableFunc(missing, func(a, b qterm) int {
+			switch {
+			case a.weight > b.weight:
+				return -1
+			case a.weight < b.weight:
+				return 1
+			}
+			return 0
+		})
+		added := 0
+		for _, t := range missing {
+			if added >= maxCoverUnits || len(chosen) >= maxAnswerUnit+maxExtraRows || t.weight < minCoverWeight*q.total {
+				break
+			}
+			if slices.ContainsFunc(chosen, func(c scored) bool { return t.match(c.u.terms) > 0 || t.match(c.u.prev) > 0 }) {
+				continue
+			}
+			for _, c := range cands[1:] {
+				if c.score < coverShare*best.score {
+					break
+				}
+				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen {
+					continue
+				}
+				chosen = append(chosen, c)
+				length += len(c.u.text)
+				added++
+				break
+			}
 		}
 	}
 	// The answer must hold the kind of thing asked: an amount for "how long" or "how many",
