@@ -99,6 +99,8 @@ type unit struct {
 	raw    []string // the words as written, lower-cased, stop words included
 	// quantity: the unit states an amount with its unit, what "how long" and "how many" ask
 	quantity   bool
+	status     bool // names an HTTP status (422) or an error code: what "which error" asks
+	format     bool // states a format (`HH:MM`, `MM-DD-YYYY`, ISO 8601, E.164): what "what format" asks
 	digit      bool // holds a number
 	imperative bool // an instruction ("Run `make run`")
 }
@@ -385,7 +387,8 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				}
 				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
 					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
-					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text)}
+					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
+					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text)}
 				// A stop word that means something in a question ("down") matches itself.
 				u.raw = ix.rawWords(us.text)
 				for _, w := range u.raw {
@@ -475,6 +478,8 @@ type question struct {
 	list    bool        // asks for the values of something
 	returns bool        // asks what an endpoint answers: a body, a status
 	omitted bool        // asks what holds when something is left out: its default
+	status  bool        // asks for an HTTP status or an error: "what do I get", "which error"
+	format  bool        // asks for a format: "what format", "what does X look like"
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
 	paths   []*regexp.Regexp
 	synQ    []string
@@ -513,6 +518,8 @@ var (
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
 	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
+	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
+	formatQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?formats?|in what format|look like)\b`)
 	listQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
 	// so the path itself is matched.
@@ -627,6 +634,8 @@ func (ix *Index) prepare(text string) question {
 	q.list = listQuestion.MatchString(lower)
 	q.returns = returnsQuestion.MatchString(lower)
 	q.omitted = omittedQuestion.MatchString(lower)
+	q.status = statusQuestion.MatchString(lower)
+	q.format = formatQuestion.MatchString(lower)
 	return q
 }
 
@@ -650,6 +659,11 @@ var (
 	jsonBody = regexp.MustCompile("`\\{\"[^`]*\\}`")
 	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
 	digit    = regexp.MustCompile(`\d`)
+	// statusText is an HTTP status or a snake_case error code in code.
+	statusText = regexp.MustCompile("\\b[1-5][0-9][0-9]\\b|`[a-z]+_[a-z_]+`")
+	// formatText is a format as the docs write one: a pattern of capitals (`HH:MM`,
+	// `MM-DD-YYYY`) or a standard (ISO 8601, RFC 3339, E.164); not an example body.
+	formatText = regexp.MustCompile("`[A-Z]{2,4}(?:[-:/.][A-Z]{2,4})+`|\\b(?:ISO \\d+|RFC \\d+|E\\.164|UTF-8|base64|application/[a-z-]+)")
 	// quantity is an amount with its unit: what "how long", "how many" and "what is the
 	// limit" ask for; a port (`:8080`) is the amount "which port" asks for.
 	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\B:\d{2,5}\b`)
@@ -667,6 +681,7 @@ const (
 	resourceBonus    = 0.15 // a unit about the API resource the question names
 	pageWeight       = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
 	referencePenalty = 0.1  // a unit of an object's or example's section, for a "how do I" question
+	kindBonus        = 0.08 // a unit holding the kind of fact asked: a status for "which error", a format for "what format"
 )
 
 func (q question) score(u *unit, retrieval float64) scored {
@@ -749,6 +764,12 @@ func (q question) score(u *unit, retrieval float64) scored {
 	}
 	if q.code && strings.Contains(u.text, "`") {
 		s.score += 0.05
+	}
+	if q.status && u.status {
+		s.score += kindBonus
+	}
+	if q.format && u.format {
+		s.score += kindBonus
 	}
 	if q.howTo && u.imperative {
 		s.score += 0.2
@@ -1118,10 +1139,10 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	// another section scoring near the best.
 	has := func(u *unit) bool {
 		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
-			q.list && u.choices
+			q.list && u.choices || q.status && u.status || q.format && u.format
 	}
 	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
-	if (q.number || q.code || q.howTo || q.returns || q.list) && !has(best.u) {
+	if (q.number || q.code || q.howTo || q.returns || q.list || q.status || q.format) && !has(best.u) {
 		// The nearest such unit after the best one: it usually goes on with the same
 		// thought ("Tokens can be created with the CLI." "`answerdesk token create` ...").
 		added := false
