@@ -513,7 +513,7 @@ func (t qterm) match(set termSet) float64 {
 
 var (
 	httpStatus      = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
-	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|maximum|minimum|default)\b`)
+	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|limits|maximum|minimum|default|cap|time-?outs?|durations?|lifetime|retention|ttl|how far back)\b`)
 	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
 	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
