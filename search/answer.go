@@ -824,12 +824,15 @@ const (
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
+	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight).
-	coverShare     = 0.7
-	maxCoverUnits  = 1
-	minCoverWeight = 0.1
+	coverShare    = 0.7
+	maxCoverUnits = 1
+	// coverOtherPageShare: from a page the answer does not quote yet.
+	coverOtherPageShare = 0.85
+	minCoverWeight      = 0.1
 	// A question half or more of whose weight is in words the docs never use answers only
 	// from a unit scoring minScoreMostlyUnknown (the off-topic questions of the tuning sets
 	// reach at most 0.93 once unknown words count for unknownWeight).
@@ -1038,6 +1041,32 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		}
 		u = next
 	}
+	has := func(u *unit) bool {
+		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
+			q.list && u.choices || q.status && u.status || q.format && u.format
+	}
+	// Two sections near-tied for the question are often two views of one fact (a field's
+	// rule in a table, its behaviour in prose): the runner-up section's best unit joins
+	// the answer, before the best section's further units use up its length.
+	for _, c := range cands[1:] {
+		if c.score < runnerUpShare*best.score {
+			break
+		}
+		if c.u.sec == best.u.sec {
+			continue
+		}
+		// When the best unit holds the kind of fact asked (the values, the amount), one of
+		// another section that does not is beside the point.
+		if has(best.u) && !has(c.u) {
+			break
+		}
+		if c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen && !similar(best.u, c.u) &&
+			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u }) {
+			chosen = append(chosen, c)
+			length += len(c.u.text)
+		}
+		break
+	}
 	rows := 0
 	for _, c := range cands[1:] {
 		if len(chosen) >= maxAnswerUnit+maxExtraRows {
@@ -1100,6 +1129,12 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	// joins the answer when it ranks near the best.
 	{
 		inChosen := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
+		// The word's unit must be on a page the answer quotes, or rank nearer the best:
+		// elsewhere the word is often used in another sense ("can the server write" and
+		// "write-only secrets").
+		onChosenPage := func(x *unit) bool {
+			return slices.ContainsFunc(chosen, func(o scored) bool { return pageOf(o.u) == pageOf(x) })
+		}
 		missing := slices.Clone(q.terms)
 		slices.SortStableFunc(missing, func(a, b qterm) int {
 			switch {
@@ -1122,7 +1157,8 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 				if c.score < coverShare*best.score {
 					break
 				}
-				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen {
+				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
+					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
 					continue
 				}
 				chosen = append(chosen, c)
@@ -1137,10 +1173,6 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	// alternatives for "which values". When the best unit lacks it, the best unit of its
 	// section that has it joins the answer; failing that, when no chosen unit has it, one of
 	// another section scoring near the best.
-	has := func(u *unit) bool {
-		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
-			q.list && u.choices || q.status && u.status || q.format && u.format
-	}
 	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
 	if (q.number || q.code || q.howTo || q.returns || q.list || q.status || q.format) && !has(best.u) {
 		// The nearest such unit after the best one: it usually goes on with the same
@@ -1181,6 +1213,12 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 		out[i] = c.u
 	}
 	return out, true
+}
+
+// pageOf is the path of the page a unit is on.
+func pageOf(u *unit) string {
+	path, _, _ := strings.Cut(u.sec.passage.URL, "#")
+	return path
 }
 
 // priors are what a passage's units get from retrieval: its BM25 score relative to the
