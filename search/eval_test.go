@@ -78,7 +78,7 @@ const qaTarget = 0.90
 // and near-tied units from two sections brought them to tune 129/138 (93.5%), dev2 55/65
 // (84.6%), dev3 53/85 (62.4%), every off-topic question declined; the test half stayed
 // where it was, 105/138 (76.1%): the gains did not carry over to questions never looked at.
-var qaFloor = map[string]float64{"tune": 0.94, "dev2": 0.86, "dev3": 0.68, "dev4": 0.68, "test": 0.82}
+var qaFloor = map[string]float64{"tune": 0.96, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
