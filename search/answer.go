@@ -825,6 +825,7 @@ const (
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
 	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
+	maxRunnerUps    = 1   // sections besides the best one whose best unit may join so
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight).
@@ -1048,24 +1049,25 @@ func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
 	// Two sections near-tied for the question are often two views of one fact (a field's
 	// rule in a table, its behaviour in prose): the runner-up section's best unit joins
 	// the answer, before the best section's further units use up its length.
+	others := map[*docSection]bool{best.u.sec: true}
 	for _, c := range cands[1:] {
-		if c.score < runnerUpShare*best.score {
+		if c.score < runnerUpShare*best.score || len(others) > maxRunnerUps {
 			break
 		}
-		if c.u.sec == best.u.sec {
+		if others[c.u.sec] {
 			continue
 		}
+		others[c.u.sec] = true
 		// When the best unit holds the kind of fact asked (the values, the amount), one of
 		// another section that does not is beside the point.
 		if has(best.u) && !has(c.u) {
-			break
+			continue
 		}
-		if c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen && !similar(best.u, c.u) &&
-			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u }) {
+		if c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen &&
+			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) }) {
 			chosen = append(chosen, c)
 			length += len(c.u.text)
 		}
-		break
 	}
 	rows := 0
 	for _, c := range cands[1:] {
