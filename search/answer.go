@@ -124,6 +124,8 @@ type answerer struct {
 	extraStp termSet             // terms of asking, not content ("explain", "happen")
 	irreg    map[string]string   // irregular forms → the term of their base form
 	starts   []*Passage          // the introductions of the docs pages, in the docs' order
+	// secsByTerm are the sections whose units or heading path hold a term, in docs order.
+	secsByTerm map[string][]*docSection
 }
 
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
@@ -295,7 +297,8 @@ func (ix *Index) rawWords(s string) []string {
 // buildAnswerer prepares the sections of the passages for answering.
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
 	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
-		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{}}
+		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
+		secsByTerm: map[string][]*docSection{}}
 	one := func(w string) string {
 		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
 			return string(ts[0].Term)
@@ -420,6 +423,18 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 			a.sections[url] = ds
 			a.byPage[path] = append(a.byPage[path], ds)
+			held := termSet{}
+			for t := range ds.context {
+				held[t] = true
+			}
+			for _, u := range ds.units {
+				for t := range u.terms {
+					held[t] = true
+				}
+			}
+			for t := range held {
+				a.secsByTerm[t] = append(a.secsByTerm[t], ds)
+			}
 		}
 	}
 }
@@ -883,7 +898,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 		return Answer{}, err
 	}
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
-	units, ok := ix.answerUnits(text, ps)
+	units, ok := ix.answerUnits(text, ix.withRareTermSections(text, ps))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -916,6 +931,66 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 		}
 	}
 	return out, nil
+}
+
+// Sections added to the retrieved ones for a question's rarest words.
+const (
+	rareTerms       = 2   // the question's heaviest words looked up
+	maxRareSections = 4   // a word in more sections than this is not rare enough to look up
+	rarePrior       = 0.5 // such a section's retrieval score, relative to the best passage's
+)
+
+// withRareTermSections adds to the retrieved passages the sections holding the question's
+// rarest words. BM25 over a disjunction of every word and synonym scales a passage by the
+// share of the query it matches, so the one section naming the question's most specific
+// word ("SIGTERM") can rank below 32 sections that share its common words ("server").
+func (ix *Index) withRareTermSections(text string, ps []Passage) []Passage {
+	q := ix.prepare(text)
+	terms := slices.Clone(q.terms)
+	slices.SortStableFunc(terms, func(a, b qterm) int {
+		switch {
+		case a.weight > b.weight:
+			return -1
+		case a.weight < b.weight:
+			return 1
+		}
+		return 0
+	})
+	have := map[string]bool{}
+	for _, p := range ps {
+		have[p.URL] = true
+	}
+	var out []Passage
+	looked := 0
+	top := 0.0
+	for _, p := range ps {
+		top = max(top, p.bm25)
+	}
+	for _, t := range terms {
+		if looked == rareTerms {
+			break
+		}
+		secs := ix.ans.secsByTerm[t.term]
+		if len(secs) == 0 || len(secs) > maxRareSections {
+			continue
+		}
+		looked++
+		for _, sec := range secs {
+			if !have[sec.passage.URL] {
+				have[sec.passage.URL] = true
+				if out == nil {
+					out = slices.Clone(ps)
+				}
+				p := *sec.passage
+				p.bm25, p.Score = rarePrior*top, 0
+				out = append(out, p)
+			}
+		}
+	}
+	if out == nil {
+		return ps
+	}
+	return out
 }
 
 // calendarWords are capitalised in English but name no product: the days and months.
