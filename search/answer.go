@@ -893,12 +893,16 @@ func (q question) headingCoverage(sec *docSection) float64 {
 // relevant sentences and the table rows or list items that match, quoted as written, or
 // "not covered" with the nearest sections.
 func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
-	ps, err := ix.passagesFor(ctx, text, AnswerPassages, false)
+	// rankPassages prepares the question once for retrieval, reranking and answering.
+	ps, q, err := ix.rankPassages(ctx, text, max(AnswerPassages, rerankDepth), false)
 	if err != nil {
 		return Answer{}, err
 	}
+	if len(ps) > AnswerPassages {
+		ps = ps[:AnswerPassages]
+	}
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
-	units, ok := ix.answerUnits(text, ix.withRareTermSections(text, ps))
+	units, ok := ix.answerUnits(q, text, ix.withRareTermSections(q, ps))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -944,8 +948,7 @@ const (
 // rarest words. BM25 over a disjunction of every word and synonym scales a passage by the
 // share of the query it matches, so the one section naming the question's most specific
 // word ("SIGTERM") can rank below 32 sections that share its common words ("server").
-func (ix *Index) withRareTermSections(text string, ps []Passage) []Passage {
-	q := ix.prepare(text)
+func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
 	terms := slices.Clone(q.terms)
 	slices.SortStableFunc(terms, func(a, b qterm) int {
 		switch {
@@ -1025,8 +1028,7 @@ func (ix *Index) namesUnknown(text string) bool {
 
 // answerUnits picks the units that answer a question from the sections of its passages;
 // false when none is good enough.
-func (ix *Index) answerUnits(text string, passages []Passage) ([]*unit, bool) {
-	q := ix.prepare(text)
+func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*unit, bool) {
 	var cands []scored
 	seen := map[*docSection]bool{}
 	for _, p := range passages {
