@@ -681,7 +681,7 @@ var (
 	formatText = regexp.MustCompile("`[A-Z]{2,4}(?:[-:/.][A-Z]{2,4})+`|\\b(?:ISO \\d+|RFC \\d+|E\\.164|UTF-8|base64|application/[a-z-]+)")
 	// quantity is an amount with its unit: what "how long", "how many" and "what is the
 	// limit" ask for; a port (`:8080`) is the amount "which port" asks for.
-	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\B:\d{2,5}\b`)
+	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\b(default|maximum|minimum)\b[^.;\d]{0,16}\d|\B:\d{2,5}\b`)
 )
 
 // Weights of a unit's score.
@@ -841,6 +841,9 @@ const (
 	maxAnswerLen    = 900 // characters
 	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
 	maxRunnerUps    = 1   // sections besides the best one whose best unit may join so
+	// maxRunnerUpLooks: the runner-up is one of the next two sections, as ranked by their
+	// units; one further down that merely holds the kind of fact asked is off topic.
+	maxRunnerUpLooks = 2
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight).
@@ -1127,19 +1130,23 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	// rule in a table, its behaviour in prose): the runner-up section's best unit joins
 	// the answer, before the best section's further units use up its length.
 	others := map[*docSection]bool{best.u.sec: true}
+	looked := map[*docSection]bool{}
 	for _, c := range cands[1:] {
 		if c.score < runnerUpShare*best.score || len(others) > maxRunnerUps {
 			break
 		}
+		// When the best unit holds the kind of fact asked (the values, the amount), a unit
+		// that does not is beside the point; the next one that does may join.
 		if others[c.u.sec] {
 			continue
 		}
-		others[c.u.sec] = true
-		// When the best unit holds the kind of fact asked (the values, the amount), one of
-		// another section that does not is beside the point.
+		if looked[c.u.sec] = true; len(looked) > maxRunnerUpLooks {
+			break
+		}
 		if has(best.u) && !has(c.u) {
 			continue
 		}
+		others[c.u.sec] = true
 		if c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen &&
 			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) }) {
 			chosen = append(chosen, c)
