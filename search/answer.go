@@ -239,7 +239,7 @@ var synonymGroups = [][]string{
 	{"text", "sms"},
 	{"recurring", "repeat", "recurrence"},
 	{"send", "deliver", "delivery"},
-	{"endpoint", "url"}, // not "receiver": its stem is the verb's ("my endpoint receives")
+	{"endpoint", "url", "receiver"},
 	{"timeout", "time-out", "times out"},
 	// Words an integrator uses that the docs write otherwise (chosen as API vocabulary in
 	// general, not from any one question).
