@@ -228,7 +228,7 @@ var synonymGroups = [][]string{
 	{"contain", "hold", "include", "carry"},
 	{"fetch", "get", "retrieve", "read", "download"},
 	{"return", "answer", "respond", "response", "reply", "body"},
-	{"format", "form", "formats", "pattern"},
+	{"format", "formats", "pattern"}, // not "form": FORM is a payload type
 	{"resend", "replay"},
 	{"spec", "specification", "openapi"},
 	{"create", "make", "add"},
@@ -780,12 +780,7 @@ func (q question) score(u *unit, retrieval float64) scored {
 	if q.code && strings.Contains(u.text, "`") {
 		s.score += 0.05
 	}
-	if q.status && u.status {
-		s.score += kindBonus
-	}
-	if q.format && u.format {
-		s.score += kindBonus
-	}
+
 	if q.howTo && u.imperative {
 		s.score += 0.2
 	}
@@ -1096,6 +1091,29 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			return nil, false
 		}
 	}
+	// The question is answerable; which unit answers it best may also weigh what the
+	// decline must not: that a unit holds the kind of fact asked (a status for "which
+	// error", a format for "what format") says nothing of whether the docs cover the
+	// question, and would lift an off-topic question's best unit with the rest.
+	reranked := false
+	for i := range cands {
+		if b := selectionBonus(q, cands[i].u); b != 0 {
+			cands[i].score += b
+			reranked = true
+		}
+	}
+	if reranked {
+		slices.SortStableFunc(cands, func(a, b scored) int {
+			switch {
+			case a.score > b.score:
+				return -1
+			case a.score < b.score:
+				return 1
+			}
+			return 0
+		})
+		best = cands[0]
+	}
 	chosen := []scored{best}
 	length := len(best.u.text)
 	// The units after the best one when it introduces them ("...:") or the next one
@@ -1355,6 +1373,15 @@ func (ix *Index) rerank(q question, ps []Passage) {
 		}
 		return strings.Compare(a.URL, b.URL)
 	})
+}
+
+// selectionBonus is what a unit gets, once a question is found answerable, for holding
+// the kind of fact asked.
+func selectionBonus(q question, u *unit) float64 {
+	if q.status && u.status || q.format && u.format {
+		return kindBonus
+	}
+	return 0
 }
 
 // debugBest, when set (by a test), sees every question's best unit.
