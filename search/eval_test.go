@@ -78,7 +78,17 @@ const qaTarget = 0.90
 // and near-tied units from two sections brought them to tune 129/138 (93.5%), dev2 55/65
 // (84.6%), dev3 53/85 (62.4%), every off-topic question declined; the test half stayed
 // where it was, 105/138 (76.1%): the gains did not carry over to questions never looked at.
-var qaFloor = map[string]float64{"tune": 0.96, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
+//
+// dev4 (70 questions, 10 off-topic) was then written fresh from the spec, committed, and
+// measured before any change: 43/70 (61.4%). Changes aimed at causes rather than questions
+// (words the docs never use weigh half, with a decline for questions mostly in such words;
+// 32 passages scored; a table's column names as its rows' context; the runner-up section's
+// best unit and a unit holding a question word the answer lacks join the answer; kind of
+// fact asked for status and format questions, used only after the decline; the sections of
+// the question's rarest words scored too) brought tune to 134/138 (97.1%), dev2 57/65
+// (87.7%), dev3 58/85 (68.2%), and the held-out sets, each run five times in all as an
+// aggregate only, to dev4 49/70 (70.0%) and test 116/138 (84.1%), off-topic all declined.
+var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
