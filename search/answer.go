@@ -20,6 +20,12 @@ import (
 // answer is that the docs do not cover it, with the nearest sections: a confident wrong
 // sentence is worse than "not found". Terms are the index's own analyzer's (English
 // stemming, stop words removed), so retrieval and answering agree on what a word is.
+//
+// Beside the best unit, the answer quotes what often holds the fact when the best unit
+// only names the topic: the best unit of the runner-up section, a unit holding a question
+// word the answer lacks, and a unit holding the kind of fact asked (an amount, a name, a
+// status, a format). Words the docs never use weigh half (they match nothing anywhere), and
+// a question mostly in such words is declined unless a unit matches it very well.
 
 // AnswerPassages is how many passages an answer is drawn from. BM25 ranks a long section
 // (a table of a dozen fields) low for a question matching one of its rows; the units of
@@ -780,7 +786,6 @@ func (q question) score(u *unit, retrieval float64) scored {
 	if q.code && strings.Contains(u.text, "`") {
 		s.score += 0.05
 	}
-
 	if q.howTo && u.imperative {
 		s.score += 0.2
 	}
@@ -1153,14 +1158,15 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		if c.score < runnerUpShare*best.score || len(others) > maxRunnerUps {
 			break
 		}
-		// When the best unit holds the kind of fact asked (the values, the amount), a unit
-		// that does not is beside the point; the next one that does may join.
 		if others[c.u.sec] {
 			continue
 		}
-		if looked[c.u.sec] = true; len(looked) > maxRunnerUpLooks {
+		looked[c.u.sec] = true
+		if len(looked) > maxRunnerUpLooks {
 			break
 		}
+		// When the best unit holds the kind of fact asked (the values, the amount), a unit
+		// that does not is beside the point; the next one that does may join.
 		if has(best.u) && !has(c.u) {
 			continue
 		}
