@@ -49,7 +49,7 @@ func TestCalibDump(t *testing.T) {
 				if heavy.match(best.u.terms) > 0 || heavy.match(best.u.ctx) > 0 {
 					hm = 1
 				}
-				f = fmt.Sprintf("%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%d", hm, best.coverage, best.own, q.sectionCoverage(best.u.sec), q.headingCoverage(best.u.sec), best.score, second, unknown/q.total, q.total, len(q.terms))
+				f = fmt.Sprintf("%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%d", hm, best.coverage, best.own, q.sectionCoverage(best.u.sec), q.headingCoverage(best.u.sec), best.score, second, q.unknownFull/q.fullTotal, q.total, len(q.terms))
 			}
 			debugNoDecline = true
 			a, err := ix.Answer(context.Background(), qq.Question)

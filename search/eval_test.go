@@ -48,7 +48,12 @@ func cites(a Answer, want []string) bool {
 // dev2 and dev3, tuning sets written later from CONTRACT.md and SERVICE.md (never from the
 // test half's misses) to tune on more questions than tune.json alone; dev3 was written and
 // committed before the answerer was first run on it.
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "test": 75}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75}
+
+// heldOut are the sets never tuned on: only their score and miss counts by kind are
+// printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
+// written from SERVICE.md and CONTRACT.md and committed before the answerer was run on it.
+var heldOut = map[string]bool{"test": true, "dev4": true}
 
 // qaTarget is the share of questions each half must answer right (issue 13).
 const qaTarget = 0.90
@@ -73,7 +78,17 @@ const qaTarget = 0.90
 // and near-tied units from two sections brought them to tune 129/138 (93.5%), dev2 55/65
 // (84.6%), dev3 53/85 (62.4%), every off-topic question declined; the test half stayed
 // where it was, 105/138 (76.1%): the gains did not carry over to questions never looked at.
-var qaFloor = map[string]float64{"tune": 0.93, "dev2": 0.84, "dev3": 0.62, "test": 0.76}
+//
+// dev4 (70 questions, 10 off-topic) was then written fresh from the spec, committed, and
+// measured before any change: 43/70 (61.4%). Changes aimed at causes rather than questions
+// (words the docs never use weigh half, with a decline for questions mostly in such words;
+// 32 passages scored; a table's column names as its rows' context; the runner-up section's
+// best unit and a unit holding a question word the answer lacks join the answer; kind of
+// fact asked for status and format questions, used only after the decline; the sections of
+// the question's rarest words scored too) brought tune to 134/138 (97.1%), dev2 57/65
+// (87.7%), dev3 58/85 (68.2%), and the held-out sets, each run five times in all as an
+// aggregate only, to dev4 49/70 (70.0%) and test 116/138 (84.1%), off-topic all declined.
+var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -96,7 +111,9 @@ func TestAnswerQuality(t *testing.T) {
 				}
 				if q.OffTopic {
 					offTopic++
-					if a.Answered || len(a.Nearest) == 0 {
+					if (a.Answered || len(a.Nearest) == 0) && heldOut[half] {
+						t.Errorf("an off-topic question of the held-out %s set was answered", half)
+					} else if a.Answered || len(a.Nearest) == 0 {
 						t.Errorf("off-topic %q: answered=%v nearest=%d: %s", q.Question, a.Answered, len(a.Nearest), a.Text())
 					}
 					continue
@@ -110,7 +127,7 @@ func TestAnswerQuality(t *testing.T) {
 				} else {
 					kinds[missKind(a, q.Sections, hasFact)]++
 				}
-				if !ok || verbose {
+				if (!ok || verbose) && !heldOut[half] {
 					var srcs []string
 					for _, s := range a.Sources {
 						srcs = append(srcs, s.URL)
@@ -148,7 +165,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "test"}
+	return []string{"tune", "dev2", "dev3", "dev4", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the

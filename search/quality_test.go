@@ -119,6 +119,40 @@ func TestAnswerHoldsKindAsked(t *testing.T) {
 	}
 }
 
+// TestAnswerComposition: the answer quotes the unit that holds the fact when another
+// section's unit ranks first: the runner-up section's best unit that holds the kind of fact
+// asked joins it (an amount written as a table label, "Default page_size: 10"), and a
+// question mostly in words the docs never use is declined however well its one known word
+// matches.
+func TestAnswerComposition(t *testing.T) {
+	ix := shippedIndex(t)
+	cases := []struct {
+		name, question string
+		fact           string // the answer must match it; "" for a question to decline
+	}{
+		{"the list's own amount joins the deliveries list's", "How many To Dos can I fetch in a single page?", "Default `page_size`: 10; Maximum `page_size`: 100"},
+		{"a field's rule in the fields table joins the prose", "Can I configure basic auth on a webhook with only a username?", "both or neither"},
+		{"mostly unknown words", "How do I reset my iPhone?", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := ix.Answer(context.Background(), tc.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.fact == "" {
+				if a.Answered || len(a.Nearest) == 0 {
+					t.Errorf("answered=%v nearest=%d: %s", a.Answered, len(a.Nearest), a.Text())
+				}
+				return
+			}
+			if !a.Answered || !strings.Contains(a.Text(), tc.fact) {
+				t.Errorf("answered=%v, answer %q lacks %q", a.Answered, a.Text(), tc.fact)
+			}
+		})
+	}
+}
+
 // TestAnswerNotCovered: a question the docs do not answer is declined with the three
 // nearest sections, also when no word of it matches.
 func TestAnswerNotCovered(t *testing.T) {

@@ -148,7 +148,7 @@ func TestSectionUnits(t *testing.T) {
 		{text: "HTTP 422. The request is refused when `page_size` is over 200.", kind: kindSentence},
 		{text: "See Pagination for more.", kind: kindSentence},
 		{text: "Run this.", kind: kindSentence},
-		{text: "`messages` — Default: 50; Maximum: 200", kind: kindRow, sub: "Per list"},
+		{text: "`messages` — Default: 50; Maximum: 200", kind: kindRow, sub: "Per list List Default Maximum"},
 		{text: "one item, e.g. a thing. Still the item.", kind: kindItem, sub: "Per list"},
 		{text: "two", kind: kindItem, sub: "Per list"},
 		{text: "nested", kind: kindItem, sub: "Per list"},

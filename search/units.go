@@ -77,7 +77,9 @@ func collectUnits(out []unitSrc, n ast.Node, src []byte, sub *string) []unitSrc 
 				continue
 			}
 			if t := tableRow(header, cells); t != "" {
-				out = append(out, unitSrc{text: t, kind: kindRow, sub: *sub})
+				// The column names are a row's context, as a heading is a sentence's: a row
+				// of a "Property | Rule" table answers "which property ...".
+				out = append(out, unitSrc{text: t, kind: kindRow, sub: strings.TrimSpace(*sub + " " + strings.Join(header, " "))})
 			}
 		}
 	}
