@@ -24,6 +24,11 @@ var v2ErrorResponses = map[int]string{
 	http.StatusTooManyRequests: "RateLimited", http.StatusInternalServerError: "InternalError",
 }
 
+// conditional adds 304 to the responses of a read served with an ETag (serveRead).
+func conditional(errors map[int]string) map[int]string {
+	return with(errors, http.StatusNotModified, "NotModified")
+}
+
 // v2Errors are the error responses of the given statuses.
 func v2Errors(statuses ...int) map[int]string {
 	out := make(map[int]string, len(statuses))
@@ -40,20 +45,20 @@ func v2Errors(statuses ...int) map[int]string {
 var v2Operations = []serverOperation{
 	{operation: operation{method: http.MethodGet, path: "/messages", id: "listMessages", summary: "List messages",
 		query:  []queryParam{pageSizeParam(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize), enumParam("status", answerdesk.Statuses)},
-		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: v2Errors(401, 405, 422, 500)},
+		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listMessages }},
 	{operation: operation{method: http.MethodPost, path: "/messages", id: "createMessage", summary: "Create a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(400, 401, 405, 413, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createMessage }},
 	{operation: operation{method: http.MethodGet, path: "/messages/recents", id: "listRecentMessages", summary: "List recent messages",
 		query:  []queryParam{{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxRecentLimit, "default": answerdesk.DefaultRecentLimit}}},
-		bodies: map[int]string{http.StatusOK: "RecentMessageList"}, errors: v2Errors(401, 405, 422, 500)},
+		bodies: map[int]string{http.StatusOK: "RecentMessageList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.recentMessages }},
 	{operation: operation{method: http.MethodGet, path: "/messages/{id}", id: "getMessage", summary: "Get a message",
-		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessage }},
 	{operation: operation{method: http.MethodGet, path: "/messages/{id}/call-recording", id: "getMessageCallRecording", summary: "Get the call recording of a message",
-		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessageCallRecording }},
 	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/acknowledge", id: "acknowledgeMessage", summary: "Acknowledge a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
@@ -66,10 +71,10 @@ var v2Operations = []serverOperation{
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(false) }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings", id: "listCallRecordings", summary: "List call recordings",
 		query:  []queryParam{pageSizeParam(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)},
-		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: v2Errors(401, 405, 422, 500)},
+		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listCallRecordings }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings/{id}", id: "getCallRecording", summary: "Get a call recording",
-		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: v2Errors(401, 404, 405, 500)},
+		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getCallRecording }},
 	{operation: operation{method: http.MethodGet, path: "/to-dos", id: "listToDos", summary: "List To Dos",
 		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)},
