@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,9 @@ func adminServer() (*sql.DB, string, error) {
 		server.SetMaxOpenConns(2)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		serverErr = server.PingContext(ctx)
+		if serverErr = server.PingContext(ctx); serverErr == nil {
+			sweep(ctx, server)
+		}
 	})
 	return server, serverURL, serverErr
 }
@@ -97,9 +100,9 @@ func PostgresURL(t testing.TB) string {
 		}
 		t.Skip("!!! SKIPPED (PostgreSQL): " + msg)
 	}
-	b := make([]byte, 8)
+	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	name := "answerdesk_t_" + hex.EncodeToString(b)
+	name := fmt.Sprintf("%s%d_%s", prefix, time.Now().Unix(), hex.EncodeToString(b))
 	ctx := context.Background()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
@@ -120,6 +123,34 @@ func PostgresURL(t testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// prefix starts the name of every test database; the creation time (unix seconds) follows.
+const prefix = "answerdesk_t_"
+
+// sweep drops test databases left behind by test processes that were killed before their
+// cleanup ran: those created more than an hour ago (no test runs that long; a younger one
+// may belong to a test running now in another package's process).
+func sweep(ctx context.Context, admin *sql.DB) {
+	rows, err := admin.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname LIKE 'answerdesk\_t\_%'`)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			continue
+		}
+		created, _, _ := strings.Cut(strings.TrimPrefix(name, prefix), "_")
+		if sec, err := strconv.ParseInt(created, 10, 64); err == nil && time.Since(time.Unix(sec, 0)) > time.Hour {
+			stale = append(stale, name)
+		}
+	}
+	rows.Close()
+	for _, name := range stale {
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	}
 }
 
 func redact(s string) string {
