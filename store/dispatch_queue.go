@@ -255,7 +255,12 @@ func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes [
 	if len(outcomes) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	// READ COMMITTED on PostgreSQL: every statement is conditional on the claim it settles
+	// (status = 'sending' AND attempts = the claim), and marking the message delivered
+	// updates the rows (counts, data version) that every new message of the account updates
+	// too; under SERIALIZABLE those collisions failed whole batches of settled deliveries,
+	// which were then sent again.
+	return s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		for _, o := range outcomes {
 			d := o.Delivery
 			at := o.At.UnixMilli()
@@ -312,7 +317,7 @@ func (s *DispatchService) ReleaseDeliveries(ctx context.Context, ds []*answerdes
 	if len(ds) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(tx *sql.Tx) error {
+	return s.db.txReadCommitted(ctx, func(tx *sql.Tx) error { // conditional on the claim, as above
 		for _, d := range ds {
 			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'pending', lease_until = NULL, next_attempt_at = ?,
 				updated_at = ? WHERE id = ? AND status = 'sending' AND attempts = ?`,

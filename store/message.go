@@ -331,7 +331,10 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 // argument) to a visible message and returns the message as it is afterwards.
 func (s *MessageService) update(ctx context.Context, c *answerdesk.Caller, idOrUUID, set string, args ...any) (*answerdesk.Message, error) {
 	var m *answerdesk.Message
-	err := s.db.tx(ctx, func(tx *sql.Tx) error {
+	// READ COMMITTED on PostgreSQL, as a create: the UPDATE is one conditional statement (set
+	// is idempotent), and it changes the account's counter and version rows that concurrent
+	// creates change too, so under SERIALIZABLE they would fail each other.
+	err := s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		cur, err := s.find(ctx, tx, c, idOrUUID)
 		if err != nil {
 			return err

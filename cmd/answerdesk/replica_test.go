@@ -531,13 +531,6 @@ func TestReplicas(t *testing.T) {
 						}
 					}
 				}
-				// Known (issue 17 report): concurrent message writes on PostgreSQL fail with
-				// SQLSTATE 40001 once store.tx's retries run out (the message_counts rows every
-				// message write updates, under SERIALIZABLE): creates answer 500, and a batch of
-				// settled deliveries rolls back and is sent again. Once that is fixed this
-				// subtest fails on any problem, 40001 or not.
-				t.Skipf("!!! SKIPPED (known PostgreSQL serialization failures, %d SQLSTATE 40001 in the replicas' logs): %d problems:\n%s",
-					n, len(problems), report)
 			}
 			t.Fatalf("%d problems:\n%s", len(problems), report)
 		}
