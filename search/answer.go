@@ -126,7 +126,6 @@ type answerer struct {
 	known    termSet                  // every term of the docs
 	units    int
 	syn      map[string][]string // term → terms that may stand for it in the docs
-	thes     map[string][]string // term → the docs' terms a thesaurus gives for it (see thesaurus.go)
 	rawSyn   map[string][]string // stop word → terms ("down" → retry, fail)
 	extraStp termSet             // terms of asking, not content ("explain", "happen")
 	irreg    map[string]string   // irregular forms → the term of their base form
@@ -444,7 +443,6 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
-	ix.buildThesaurus(a)
 }
 
 // referenceHeading is the heading of a section that describes an object or shows an example.
@@ -517,7 +515,6 @@ type question struct {
 type qterm struct {
 	term   string
 	alts   []string
-	thes   []string // thesaurus words: weaker than alts
 	weight float64
 }
 
@@ -530,19 +527,6 @@ func (t qterm) match(set termSet) float64 {
 	for _, a := range t.alts {
 		if set[a] {
 			return 0.8 * t.weight
-		}
-	}
-	if thesMode != 3 {
-		return t.thesMatch(set)
-	}
-	return 0
-}
-
-// thesMatch is the share of the term's weight a set holds by a thesaurus word.
-func (t qterm) thesMatch(set termSet) float64 {
-	for _, a := range t.thes {
-		if set[a] {
-			return thesWeight * t.weight
 		}
 	}
 	return 0
@@ -602,29 +586,15 @@ func (ix *Index) prepare(text string) question {
 			if !a.known[p] && len(a.syn[p]) > 0 {
 				w = a.idf(a.syn[p][0]) // a synonym's word: as rare as the docs' word
 			}
-			var thes []string
-			if a.df[p] <= thesRareDF {
-				for _, x := range a.thes[p] {
-					if !slices.Contains(a.syn[p], x) {
-						thes = append(thes, x)
-					}
-				}
-			}
-			if (thesMode == 1 || thesMode == 2) && !a.known[p] && len(a.syn[p]) == 0 && len(thes) > 0 {
-				w = a.idf(thes[0])
-			}
 			if p != t {
 				w *= 0.5 // a part of a compound word counts half
 			}
 			q.fullTotal += w
-			if !a.known[p] && len(a.syn[p]) == 0 && (thesMode != 1 || len(thes) == 0) {
+			if !a.known[p] && len(a.syn[p]) == 0 {
 				q.unknownFull += w
-				if thesMode != 2 || len(thes) == 0 {
-					w *= unknownWeight
-				}
+				w *= unknownWeight
 			}
 			add(p, a.syn[p], w)
-			q.terms[len(q.terms)-1].thes = thes
 		}
 	}
 	// An HTTP status stands for its class too: the docs say "5xx answers are retried".
@@ -656,18 +626,13 @@ func (ix *Index) prepare(text string) question {
 	}
 	// A synonym that is itself a word of the question does not count twice.
 	for i := range q.terms {
-		var alts, thes []string
+		var alts []string
 		for _, s := range q.terms[i].alts {
 			if !seen[s] {
 				alts = append(alts, s)
 			}
 		}
-		for _, s := range q.terms[i].thes {
-			if !seen[s] && !slices.Contains(alts, s) {
-				thes = append(thes, s)
-			}
-		}
-		q.terms[i].alts, q.terms[i].thes = alts, thes
+		q.terms[i].alts = alts
 	}
 	slices.SortFunc(q.terms, func(a, b qterm) int { return strings.Compare(a.term, b.term) })
 	for i := 0; i+1 < len(seq); i++ {
@@ -744,11 +709,8 @@ func (q question) score(u *unit, retrieval float64) scored {
 	if q.total == 0 {
 		return scored{u: u}
 	}
-	var own, ctx, head, title, thes float64
+	var own, ctx, head, title float64
 	for _, t := range q.terms {
-		if thesMode == 3 && !u.terms[t.term] && !u.ctx[t.term] {
-			thes += t.thesMatch(u.terms)
-		}
 		h := t.match(u.ctx)
 		head += h
 		title += t.match(u.sec.title)
@@ -763,7 +725,7 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// A unit under a heading about the question is on topic; the same words in a sentence
 	// under another heading are often about something else ("batch operations count
 	// toward the rate limit").
-	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval + thes/q.total
+	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval
 	phrases := 0
 	for _, bg := range q.bigrams {
 		for i := 0; i+1 < len(u.seq); i++ {

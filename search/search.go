@@ -736,13 +736,6 @@ func (ix *Index) rankPassages(ctx context.Context, words string, depth int, pref
 			tq.SetBoost(synonymBoost)
 			should = append(should, tq)
 		}
-		// A thesaurus word (see thesaurus.go) for much less again.
-		for _, alt := range t.thes {
-			tq := query.NewTermQuery(alt)
-			tq.SetField("text")
-			tq.SetBoost(thesBoost)
-			should = append(should, tq)
-		}
 	}
 	bq := query.NewDisjunctionQuery(should)
 	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
