@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -155,51 +154,7 @@ func joinToDo(s string) string {
 var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
 	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
 
-// conceptPhrases are an integrator's phrasings of the docs' concepts (their headings and
-// code names: delivery methods, merge variables, write-only secrets, the Link header):
-// a question that says one has the concept's words added.
-var conceptPhrases = []struct {
-	re    *regexp.Regexp
-	words string
-}{
-	{regexp.MustCompile(`(?i)\bways? (to|of) (reach|contact)|\bcontact (methods?|channels?|details|ways)\b`), "delivery methods"},
-	{regexp.MustCompile(`(?i)\b(url|link|address) (of|to|for) the next page|\bnext page('s)? (url|link|address)\b`), "Link header"},
-	{regexp.MustCompile(`(?i)\b(placeholders?|template variables?|templat(e|ing)|interpolat\w*|substitut\w*)\b`), "merge variables"},
-	{regexp.MustCompile(`(?i)\b(shared|webhook|hmac) secret\b`), "signing secret"},
-	{regexp.MustCompile(`(?i)\b(health ?checks?|liveness|readiness|is (it|the service) (up|ready|alive))\b`), "health readiness healthz readyz"},
-	{regexp.MustCompile(`(?i)\b((internal|private|local|lan|intranet) (ips?|address(es)?|networks?|hosts?)|localhost|127\.0\.0\.1|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+)\b`), "private addresses"},
-	{regexp.MustCompile(`(?i)\b(mark(ed|s)?|flag(ged)?|set) (it|them|a message|the message|messages)? ?(as )?(handled|done|dealt with|taken care of|resolved|processed)\b`), "acknowledge"},
-	{regexp.MustCompile(`(?i)\b(for a while|temporarily|suspend\w*|put (it )?on hold)\b`), "pause"},
-	{regexp.MustCompile(`(?i)\b(start|turn|switch) (it|them)? ?(back on|again|up again)|\bunpause\b`), "resume"},
-	{regexp.MustCompile(`(?i)\b(call (logs?|records?|history|metadata)|call detail)\b`), "cdr call detail record"},
-	{regexp.MustCompile(`(?i)\b(on hold|hold time)\b`), "hold_sec"},
-	{regexp.MustCompile(`(?i)\b(shut ?down|graceful(ly)?|kill (the )?(server|process))\b`), "SIGTERM drains stopping"},
-	{regexp.MustCompile(`(?i)\b(listens? on|bind(s|ing)? (to|on)|listening address|which (ip|interface|host))\b`), "addr"},
-	{regexp.MustCompile(`(?i)\b(backwards?[- ]compatib\w*|break(ing)? (my|our) (client|code|integration)|without (warning|notice))\b`), "breaking changes versioning"},
-	{regexp.MustCompile(`(?i)\b(in the (browser|dashboard|web app|ui|portal)|(api|token|key) (page|screen|settings))\b`), "application keys page"},
-	{regexp.MustCompile(`(?i)\b(delivery (history|status|log)|(was|got|is) (it )?(delivered|received)|(endpoint|server|webhook) (got|received))\b`), "delivery log dispatch-deliveries"},
-	{regexp.MustCompile(`(?i)\b(read|get|see|fetch|retrieve|show)s? (it|them|the \w+)? ?back\b|\bshown again\b`), "write-only"},
-	{regexp.MustCompile(`(?i)\b(time ?stamps?|date-?time format|dates? format)\b`), "ISO 8601 UTC"},
-	{regexp.MustCompile(`(?i)\b(too many requests|throttl\w*)\b`), "rate limit 429"},
-	{regexp.MustCompile(`(?i)\b(cut off|cut short|too (big|large|long))\b`), "size limit truncated"},
-}
-
-// withConcepts adds to a question the words of the docs' concepts it names in other words.
-func withConcepts(s string) string {
-	var add []string
-	for _, c := range conceptPhrases {
-		if c.re.MatchString(s) {
-			add = append(add, c.words)
-		}
-	}
-	if len(add) == 0 || os.Getenv("NO_CONCEPTS") != "" {
-		return s
-	}
-	return s + " " + strings.Join(add, " ")
-}
-
 func joinToDoQuestion(s string) string {
-	s = withConcepts(s)
 	s = phrases.Replace(s)
 	return toDoQuestion.ReplaceAllStringFunc(s, func(m string) string {
 		sub := toDoQuestion.FindStringSubmatch(m)
