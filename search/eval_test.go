@@ -103,7 +103,13 @@ const qaTarget = 0.90
 // The tuning misses are mostly not one word for another: of 39, 18 cite the right section
 // without the fact and 13 decline with it among the nearest; the vocabulary ones are
 // phrases ("URL of the next page" for the Link header, "stop for a while" for pause) or
-// inferences ("two months ago" against 31 days), which WordNet does not hold.
+// inferences ("two months ago" against 31 days), which WordNet does not hold. Instead, 20
+// phrase rules mapping integrator phrasings onto the docs' concepts (from their headings
+// and code names: "ways to reach" → delivery methods, "for a while" → pause, "next page's
+// URL" → Link header, "on hold" → hold_sec, ...), their words added to the question: tune
+// 134, dev2 60 (+3), dev3 60 (+2), every gain a miss read while writing them; held out
+// dev4 51/70 (+2) but test 115/138 (-1), below its floor: not kept (commit 62d126b).
+// Three held-out runs in round 3, aggregates only; floors unchanged.
 var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
