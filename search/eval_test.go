@@ -88,6 +88,29 @@ const qaTarget = 0.90
 // the question's rarest words scored too) brought tune to 134/138 (97.1%), dev2 57/65
 // (87.7%), dev3 58/85 (68.2%), and the held-out sets, each run five times in all as an
 // aggregate only, to dev4 49/70 (70.0%) and test 116/138 (84.1%), off-topic all declined.
+//
+// A general thesaurus did not close the vocabulary gap (round 3, commit 048d226 holds the
+// experiment: WordNet 3.1 restricted to the docs' vocabulary, a third tier below the
+// hand-written synonyms). From 134/57/58 (tune/dev2/dev3): synonyms (nouns, verbs, the
+// commonest 3 to 40 senses) of words the docs lack or use in at most 2 units, at 0.4 of
+// the word's weight, changed nothing while such a word still counted as unknown for the
+// decline; counted as known, dev3 gained 1 or 2 and 1 or 2 off-topic questions were
+// answered ("refund" → return, "train" → string). Used for rank only, never for coverage:
+// net 0 to -2. Mapped onto the docs' concept words only (headings, code spans): the same.
+// Derived forms: 0 to -2; broader nouns: tune -1 in every variant. The best variant with
+// every off-topic question declined (commonest sense only, every word expanded: tune 135,
+// a rank flip) gave dev4 49/70 and test 114/138 held out; a leaking one dev4 50, test 115.
+// The tuning misses are mostly not one word for another: of 39, 18 cite the right section
+// without the fact and 13 decline with it among the nearest; the vocabulary ones are
+// phrases ("URL of the next page" for the Link header, "stop for a while" for pause) or
+// inferences ("two months ago" against 31 days), which WordNet does not hold. Instead, 20
+// phrase rules mapping integrator phrasings onto the docs' concepts (from their headings
+// and code names: "ways to reach" → delivery methods, "for a while" → pause, "next page's
+// URL" → Link header, "on hold" → hold_sec, ...), their words added to the question: tune
+// 134, dev2 60 (+3), dev3 60 (+2), every gain a miss read while writing them; held out
+// dev4 51/70 (+2) but test 115/138 (-1), below its floor: not kept (commit 62d126b). The
+// added words at half weight: the same tuning scores, dev4 49/70, test 115/138. Four
+// held-out runs in round 3, aggregates only; floors unchanged.
 var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
