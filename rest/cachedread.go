@@ -53,7 +53,7 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 		return
 	}
 	c := caller(r)
-	v, err := s.Versions.DataVersion(r.Context(), c, rd.scopes...)
+	v, err := s.Versions.DataVersion(pointQueryContext(r.Context()), c, rd.scopes...)
 	if err != nil {
 		s.Error(w, r, err)
 		return
