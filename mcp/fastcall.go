@@ -27,6 +27,10 @@ var fastCaches sync.Map // *server.MCPServer -> *resultCache
 // id, method tools/call and params of name and arguments only), spends the same rate
 // limit, and writes the bytes mcp-go would write. Anything else, and every cache miss,
 // goes to mcp-go untouched.
+//
+// What mcp-go would do besides the tool middleware (logCalls, rateLimitCalls) is nothing
+// for this server: it has no hooks, tool filters, input validation or session tools. A
+// change that adds one to the public server must teach this path too, or keep it off.
 type fastCalls struct {
 	cache    *resultCache
 	sessions sessionIDs
