@@ -131,9 +131,9 @@ func (f *fastCalls) serve(w http.ResponseWriter, r *http.Request) bool {
 	wh.Add("Vary", "Origin") // as mcp-go's CORS handling does on every response
 	wh.Set("Content-Type", "application/json")
 	wh.Set("Content-Length", strconv.Itoa(len(out)))
+	f.served.Add(1) // before the write: a client may read the response before Write returns
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
-	f.served.Add(1)
 	return true
 }
 
