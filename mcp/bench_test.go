@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,46 @@ func BenchmarkREST(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			reportLatency(b, lat, time.Since(start))
+		})
+	}
+}
+
+// BenchmarkCachedToolCall measures a cached tools/call of the public server in process, as
+// a pre-2026 client sends it (a session, raw JSON-RPC): on the fast path, and through
+// mcp-go (the same request with a Content-Type parameter, which the fast path leaves to it).
+func BenchmarkCachedToolCall(b *testing.B) {
+	validateOutput = false
+	defer func() { validateOutput = true }()
+	s := serve(b, "public", nil)
+	h := s.srv.Config.Handler
+	post := func(body, session, contentType string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code/100 != 2 {
+			b.Fatalf("%d: %s", rec.Code, rec.Body)
+		}
+		return rec
+	}
+	session := post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`,
+		"", "application/json").Header().Get("Mcp-Session-Id")
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_company_info","arguments":{}}}`
+	post(call, session, "application/json") // fills the cache
+	for _, bc := range []struct{ name, contentType string }{
+		{"fast_path", "application/json"},
+		{"mcp_go", "application/json; charset=utf-8"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				post(call, session, bc.contentType)
+			}
 		})
 	}
 }

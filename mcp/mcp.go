@@ -124,12 +124,20 @@ const (
 func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 	logger := cfg.logger()
 	h := &endpoint{path: strings.TrimRight(path, "/"), guard: newGuard(cfg)}
+	sessions := newSessionIDs(cfg.SessionKey)
+	if c, ok := fastCaches.Load(s); ok && cfg.Authenticate == nil {
+		now := cfg.Now
+		if now == nil {
+			now = time.Now
+		}
+		h.fast = &fastCalls{cache: c.(*resultCache), sessions: sessions, cfg: cfg, now: now, logger: logger}
+	}
 	h.streamable = server.NewStreamableHTTPServer(s,
 		server.WithEndpointPath(path),
 		server.WithDisableLocalhostProtection(true), // the guard below checks Host and Origin
 		server.WithDisableStreaming(true),
 		server.WithSessionIdleTTL(sessionIdleTTL),
-		server.WithSessionIdManagerResolver(newSessionIDs(cfg.SessionKey)),
+		server.WithSessionIdManagerResolver(sessions),
 		// Browser clients (an inspector on a loopback origin): CORS for every origin the
 		// guard lets through; the guard has already answered 403 to the others.
 		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
@@ -147,6 +155,7 @@ type endpoint struct {
 	guard      guard
 	streamable *server.StreamableHTTPServer
 	next       http.Handler // streamable, behind Config.Authenticate when set
+	fast       *fastCalls   // cached public tool calls; nil on the other servers
 }
 
 func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +173,9 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	}
+	if h.fast != nil && h.fast.serve(w, r) {
+		return
 	}
 	h.next.ServeHTTP(w, r)
 }
@@ -357,24 +369,33 @@ func rateLimitCalls(cfg Config) server.ToolHandlerMiddleware {
 	logger := cfg.logger()
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			client := answerdesk.ClientKeyFromContext(ctx)
-			if client == "" {
-				client = "unknown" // not mounted behind the HTTP layer: one shared budget
-			}
-			d, err := cfg.Limiter.Take(ctx, answerdesk.RateKey(answerdesk.PublicRateBucket, client), 1, now())
-			if err != nil {
-				logger.ErrorContext(ctx, "mcp rate limit", "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
-				return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later."), nil
-			}
-			if !d.Allowed {
-				retry := int((d.Reset + time.Second - 1) / time.Second)
-				return mcpgo.NewToolResultError(fmt.Sprintf(
-					"rate_limited: over the limit of %d requests per minute for this client (shared with the public API /api/v1). Retry in %d seconds.",
-					d.Limit, retry)), nil
+			if refused := spendPublic(ctx, cfg, now, logger); refused != nil {
+				return refused, nil
 			}
 			return next(ctx, req)
 		}
 	}
+}
+
+// spendPublic spends one request of the caller's public allowance; over it (or when the
+// limiter fails) it returns the tool error to answer instead, nil otherwise.
+func spendPublic(ctx context.Context, cfg Config, now func() time.Time, logger *slog.Logger) *mcpgo.CallToolResult {
+	client := answerdesk.ClientKeyFromContext(ctx)
+	if client == "" {
+		client = "unknown" // not mounted behind the HTTP layer: one shared budget
+	}
+	d, err := cfg.Limiter.Take(ctx, answerdesk.RateKey(answerdesk.PublicRateBucket, client), 1, now())
+	if err != nil {
+		logger.ErrorContext(ctx, "mcp rate limit", "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
+		return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later.")
+	}
+	if !d.Allowed {
+		retry := int((d.Reset + time.Second - 1) / time.Second)
+		return mcpgo.NewToolResultError(fmt.Sprintf(
+			"rate_limited: over the limit of %d requests per minute for this client (shared with the public API /api/v1). Retry in %d seconds.",
+			d.Limit, retry))
+	}
+	return nil
 }
 
 // logCalls logs every tool call at debug level, and the calls that fail inside the server.

@@ -43,6 +43,7 @@ func NewPublicServer(cfg Config) *server.MCPServer {
 		c.cached(p.searchSite()),
 		c.cached(p.readPage()),
 	)
+	fastCaches.Store(s, c) // Handler answers cached calls from c directly (fastCalls)
 	return s
 }
 

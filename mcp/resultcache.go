@@ -29,6 +29,7 @@ type resultCache struct {
 type cachedResult struct {
 	key  string
 	res  *mcpgo.CallToolResult
+	enc  []byte // res as mcp-go encodes it in a response (for fastCalls)
 	cost int
 }
 
@@ -40,11 +41,10 @@ func newResultCache(budget int) *resultCache {
 func (c *resultCache) cached(st server.ServerTool) server.ServerTool {
 	next, name := st.Handler, st.Tool.Name
 	st.Handler = func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		args, err := json.Marshal(req.GetArguments()) // map keys sorted: one key per argument set
+		key, err := resultKey(name, req.GetArguments())
 		if err != nil {
 			return next(ctx, req)
 		}
-		key := name + "\x00" + string(args)
 		if res, ok := c.get(key); ok {
 			return res, nil
 		}
@@ -55,6 +55,31 @@ func (c *resultCache) cached(st server.ServerTool) server.ServerTool {
 		return c.put(key, res), nil
 	}
 	return st
+}
+
+// resultKey is the cache key of a call of tool with args.
+func resultKey(tool string, args map[string]any) (string, error) {
+	b, err := json.Marshal(args) // map keys sorted: one key per argument set
+	if err != nil {
+		return "", err
+	}
+	return tool + "\x00" + string(b), nil
+}
+
+// encoded returns the cached result of a call as it appears in a JSON-RPC response.
+func (c *resultCache) encoded(tool string, args map[string]any) ([]byte, bool) {
+	key, err := resultKey(tool, args)
+	if err != nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cachedResult).enc, true
 }
 
 func (c *resultCache) get(key string) (*mcpgo.CallToolResult, bool) {
@@ -80,6 +105,11 @@ func (c *resultCache) put(key string, res *mcpgo.CallToolResult) *mcpgo.CallTool
 		kept.StructuredContent = json.RawMessage(raw)
 		cost += len(raw)
 	}
+	enc, err := json.Marshal(&kept)
+	if err != nil {
+		return res
+	}
+	cost += len(enc)
 	for _, ct := range res.Content {
 		if t, ok := ct.(mcpgo.TextContent); ok {
 			cost += len(t.Text)
@@ -93,7 +123,7 @@ func (c *resultCache) put(key string, res *mcpgo.CallToolResult) *mcpgo.CallTool
 	if e, ok := c.items[key]; ok {
 		c.remove(e)
 	}
-	c.items[key] = c.order.PushFront(&cachedResult{key: key, res: &kept, cost: cost})
+	c.items[key] = c.order.PushFront(&cachedResult{key: key, res: &kept, enc: enc, cost: cost})
 	c.size += cost
 	for c.size > c.budget {
 		c.remove(c.order.Back())

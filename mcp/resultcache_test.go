@@ -67,7 +67,9 @@ func TestResultCacheBudget(t *testing.T) {
 	res := func(n int) *mcpgo.CallToolResult {
 		return mcpgo.NewToolResultStructured(map[string]any{"pad": strings.Repeat("x", n)}, "text")
 	}
-	c := newResultCache(3000)
+	probe := newResultCache(1 << 20)
+	probe.put("k0", res(500))
+	c := newResultCache(3*probe.size + probe.size/2) // room for three results, not four
 	for i := range 3 {
 		c.put(fmt.Sprint("k", i), res(500))
 	}

@@ -53,7 +53,7 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 		return
 	}
 	c := caller(r)
-	v, err := s.Versions.DataVersion(r.Context(), c, rd.scopes...)
+	v, err := s.dataVersion(r, c, rd.scopes)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -85,6 +85,21 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 	}
 	w.Header().Set("ETag", p.etag)
 	writeEncoded(w, p.body, p.link)
+}
+
+// dataVersion is the data version of c's accounts: the one read with the request's token
+// when there is one (the same caller, read in this request, so as fresh), else read now.
+// Either way c must hold every scope.
+func (s *Server) dataVersion(r *http.Request, c *answerdesk.Caller, scopes []string) (int64, error) {
+	if av, ok := r.Context().Value(authVersionKey{}).(authVersion); ok && av.c == c {
+		for _, scope := range scopes {
+			if err := c.RequireScope(scope); err != nil {
+				return 0, err
+			}
+		}
+		return av.v, nil
+	}
+	return s.Versions.DataVersion(pointQueryContext(r.Context()), c, scopes...)
 }
 
 // readKey names what a read's body depends on: path, sorted query, visible accounts, version.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -193,43 +192,8 @@ const lastUsedGranularity = time.Minute
 
 // AuthenticateToken returns the caller of a plain token, or EUNAUTHORIZED.
 func (s *TokenService) AuthenticateToken(ctx context.Context, plain string) (*answerdesk.Caller, error) {
-	unauthorized := answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "missing or invalid bearer token")
-	if !answerdesk.ValidTokenFormat(plain) {
-		return nil, unauthorized
-	}
-	hash := answerdesk.HashToken(plain)
-	var (
-		c         answerdesk.Caller
-		stored    []byte
-		lastUsed  *int64
-		revokedAt *int64
-	)
-	var accounts *string
-	// One query for token, user and memberships: this runs on every API request.
-	err := s.db.rd.QueryRowContext(ctx, `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin,
-			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)
-		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled_at IS NULL`, hash).
-		Scan(&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin, &accounts)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, unauthorized
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find token: %w", err)
-	}
-	if subtle.ConstantTimeCompare(stored, hash) != 1 || revokedAt != nil {
-		return nil, unauthorized
-	}
-	if c.AccountIDs, err = parseAccountIDs(accounts); err != nil {
-		return nil, err
-	}
-	c.Scopes = answerdesk.AllScopes
-	now := s.db.now()
-	if lastUsed == nil || now.Sub(time.UnixMilli(*lastUsed)) >= lastUsedGranularity {
-		if _, err := s.db.write.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, now.UnixMilli(), c.TokenID); err != nil {
-			return nil, fmt.Errorf("record token use: %w", err)
-		}
-	}
-	return &c, nil
+	c, _, err := s.authenticate(ctx, plain, false)
+	return c, err
 }
 
 // parseAccountIDs parses the group_concat of a user's memberships (nil: none), sorted.

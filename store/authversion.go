@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// AuthenticateTokenVersion is AuthenticateToken that also returns the data version of the
+// caller's accounts (what DataVersion returns for that caller), read by the same statement:
+// a cached customer API read then makes one database round trip, not two. The version is
+// read in the same snapshot as the token, before the response is built, so a body is never
+// older than the version that keys it.
+func (s *TokenService) AuthenticateTokenVersion(ctx context.Context, plain string) (*answerdesk.Caller, int64, error) {
+	return s.authenticate(ctx, plain, true)
+}
+
+// The token lookup: token, user and memberships in one query, since it runs on every API
+// request; with the data version of the user's accounts (every account for an admin, as
+// visibility has it) when asked.
+const (
+	tokenQueryHead = `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin,
+			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)`
+	tokenQueryVersion = `,
+			CASE WHEN u.admin <> 0 THEN (SELECT coalesce(sum(version), 0) FROM data_versions)
+			ELSE (SELECT coalesce(sum(d.version), 0) FROM memberships m JOIN data_versions d ON d.account_id = m.account_id
+				WHERE m.user_id = u.id) END`
+	tokenQueryTail = `
+		FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ? AND u.disabled_at IS NULL`
+)
+
+// authenticate is AuthenticateToken, with the data version when withVersion is set.
+func (s *TokenService) authenticate(ctx context.Context, plain string, withVersion bool) (*answerdesk.Caller, int64, error) {
+	if !answerdesk.ValidTokenFormat(plain) {
+		return nil, 0, unauthorizedToken()
+	}
+	hash := answerdesk.HashToken(plain)
+	var (
+		c         answerdesk.Caller
+		stored    []byte
+		lastUsed  *int64
+		revokedAt *int64
+		accounts  *string
+		version   int64
+	)
+	dest := []any{&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin, &accounts}
+	query := tokenQueryHead + tokenQueryTail
+	if withVersion {
+		query = tokenQueryHead + tokenQueryVersion + tokenQueryTail
+		dest = append(dest, &version)
+	}
+	err := s.db.rd.QueryRowContext(ctx, query, hash).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, unauthorizedToken()
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("find token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(stored, hash) != 1 || revokedAt != nil {
+		return nil, 0, unauthorizedToken()
+	}
+	if c.AccountIDs, err = parseAccountIDs(accounts); err != nil {
+		return nil, 0, err
+	}
+	c.Scopes = answerdesk.AllScopes
+	now := s.db.now()
+	if lastUsed == nil || now.Sub(time.UnixMilli(*lastUsed)) >= lastUsedGranularity {
+		if _, err := s.db.write.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, now.UnixMilli(), c.TokenID); err != nil {
+			return nil, 0, fmt.Errorf("record token use: %w", err)
+		}
+	}
+	return &c, version, nil
+}
+
+func unauthorizedToken() error {
+	return answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "missing or invalid bearer token")
+}
