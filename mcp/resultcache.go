@@ -1,11 +1,10 @@
 package mcp
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
-	"sync"
 
+	"github.com/answerdesk/answerdesk/internal/lru"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -18,23 +17,15 @@ const publicResultBytes = 8 << 20
 // over a byte budget. A result is kept with its structured content encoded once
 // (json.RawMessage), so a repeated call neither runs the tool nor encodes the content again.
 // Tool errors are never kept.
-type resultCache struct {
-	mu     sync.Mutex
-	budget int
-	size   int
-	order  *list.List // front: most recently used
-	items  map[string]*list.Element
-}
+type resultCache struct{ lru *lru.Cache[*cachedResult] }
 
 type cachedResult struct {
-	key  string
-	res  *mcpgo.CallToolResult
-	enc  []byte // res as mcp-go encodes it in a response (for fastCalls)
-	cost int
+	res *mcpgo.CallToolResult
+	enc []byte // res as mcp-go encodes it in a response (for fastCalls)
 }
 
 func newResultCache(budget int) *resultCache {
-	return &resultCache{budget: budget, order: list.New(), items: map[string]*list.Element{}}
+	return &resultCache{lru.New[*cachedResult](int64(budget))}
 }
 
 // cached returns st with its handler answering from c, keyed by the tool and its arguments.
@@ -72,25 +63,19 @@ func (c *resultCache) encoded(tool string, args map[string]any) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.items[key]
+	r, ok := c.lru.Get(key)
 	if !ok {
 		return nil, false
 	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cachedResult).enc, true
+	return r.enc, true
 }
 
 func (c *resultCache) get(key string) (*mcpgo.CallToolResult, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.items[key]
+	r, ok := c.lru.Get(key)
 	if !ok {
 		return nil, false
 	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cachedResult).res, true
+	return r.res, true
 }
 
 // put keeps res with its structured content encoded and returns what it keeps.
@@ -115,24 +100,6 @@ func (c *resultCache) put(key string, res *mcpgo.CallToolResult) *mcpgo.CallTool
 			cost += len(t.Text)
 		}
 	}
-	if cost > c.budget {
-		return &kept
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.remove(e)
-	}
-	c.items[key] = c.order.PushFront(&cachedResult{key: key, res: &kept, enc: enc, cost: cost})
-	c.size += cost
-	for c.size > c.budget {
-		c.remove(c.order.Back())
-	}
+	c.lru.Put(key, &cachedResult{res: &kept, enc: enc}, int64(cost)) // not kept over the whole budget
 	return &kept
-}
-
-func (c *resultCache) remove(e *list.Element) {
-	r := c.order.Remove(e).(*cachedResult)
-	delete(c.items, r.key)
-	c.size -= r.cost
 }

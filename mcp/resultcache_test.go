@@ -69,7 +69,7 @@ func TestResultCacheBudget(t *testing.T) {
 	}
 	probe := newResultCache(1 << 20)
 	probe.put("k0", res(500))
-	c := newResultCache(3*probe.size + probe.size/2) // room for three results, not four
+	c := newResultCache(int(3*probe.lru.Size() + probe.lru.Size()/2)) // room for three results, not four
 	for i := range 3 {
 		c.put(fmt.Sprint("k", i), res(500))
 	}
@@ -85,8 +85,8 @@ func TestResultCacheBudget(t *testing.T) {
 			t.Errorf("%s cached = %v, want %v", key, ok, want)
 		}
 	}
-	if c.size > c.budget {
-		t.Errorf("size %d over budget %d", c.size, c.budget)
+	if c.lru.Size() > c.lru.Budget() {
+		t.Errorf("size %d over budget %d", c.lru.Size(), c.lru.Budget())
 	}
 	c.put("huge", res(5000))
 	if _, ok := c.get("huge"); ok {

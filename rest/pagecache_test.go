@@ -28,8 +28,8 @@ func TestPageCacheBudget(t *testing.T) {
 			t.Errorf("%s cached = %v, want %v", key, ok, want)
 		}
 	}
-	if c.size > c.budget || c.len() != 3 {
-		t.Errorf("size %d of budget %d, %d entries", c.size, c.budget, c.len())
+	if c.lru.Size() > c.lru.Budget() || c.len() != 3 {
+		t.Errorf("size %d of budget %d, %d entries", c.lru.Size(), c.lru.Budget(), c.len())
 	}
 	c.put(&cachedPage{key: "huge", body: make([]byte, 4*per)})
 	if _, ok := c.get("huge", now); ok || c.len() != 3 {
