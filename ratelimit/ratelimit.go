@@ -1,6 +1,7 @@
 // Package ratelimit counts requests per client in fixed windows, in memory. It implements
-// answerdesk.RateLimiter for the unit tests of the handlers; the service itself counts in
-// the database (store.RateLimiter), so that replicas share their counters.
+// answerdesk.RateLimiter for one process: the public limit on SQLite (one process by
+// design) and the unit tests of the handlers. Replicas count in the database
+// (store.RateLimiter), so that they share their counters.
 package ratelimit
 
 import (

@@ -92,11 +92,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		)
 		if vt, ok := s.Tokens.(versionedTokens); ok && s.Versions != nil {
 			var v int64
-			if c, v, err = vt.AuthenticateTokenVersion(pointQueryContext(ctx), token); err == nil {
+			if c, v, err = vt.AuthenticateTokenVersion(s.pointQueryContext(ctx), token); err == nil {
 				ctx = context.WithValue(ctx, authVersionKey{}, authVersion{c: c, v: v})
 			}
 		} else {
-			c, err = s.Tokens.AuthenticateToken(pointQueryContext(ctx), token)
+			c, err = s.Tokens.AuthenticateToken(s.pointQueryContext(ctx), token)
 		}
 		if err != nil {
 			s.Error(w, r, err)
@@ -122,12 +122,19 @@ type authVersion struct {
 	v int64
 }
 
-// pointQueryContext is ctx without its cancellation, for the one-row lookups every
-// request makes (the token, the data version). They take microseconds, so a client that
-// hangs up cannot usefully stop them, while a cancellable context costs two goroutines per
-// query (database/sql's and the SQLite driver's watchers of ctx.Done): about a tenth of the
-// CPU of a cached read. Values (the request id) are kept.
-func pointQueryContext(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+// pointQueryContext is the context of the one-row lookups every request makes (the token,
+// the data version). On SQLite they take microseconds, so a client that hangs up cannot
+// usefully stop them, while a cancellable context costs two goroutines per query
+// (database/sql's and the driver's watchers of ctx.Done): about a tenth of the CPU of a
+// cached read; there they run without the request's cancellation (values, such as the
+// request id, are kept). On a database server they are round trips through a bounded pool,
+// which must be given up with the request, or a stalled server would pile requests up.
+func (s *Server) pointQueryContext(ctx context.Context) context.Context {
+	if s.RemoteStore {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
 
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.
 func bearerToken(r *http.Request) (string, bool) {

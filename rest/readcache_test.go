@@ -80,6 +80,15 @@ func TestReadCacheConditional(t *testing.T) {
 			}
 		})
 	}
+	// "*" matches a message that exists, never one that does not or that the caller cannot
+	// see: those stay 404.
+	for _, who := range []struct {
+		token, path string
+	}{{app.Alice.Token, "/api/v2/messages/999999"}, {app.Bob.Token, fmt.Sprintf("/api/v2/messages/%d", m.ID)}} {
+		if r := getIf(t, app, who.path, who.token, "*"); r.Status != http.StatusNotFound {
+			t.Errorf("If-None-Match * on %s: %d, want 404", who.path, r.Status)
+		}
+	}
 }
 
 // TestReadCacheInvalidation: every write that changes what a read returns changes its

@@ -73,7 +73,10 @@ type Server struct {
 	// cache's budget (DefaultPageCacheBytes when 0).
 	Versions       DataVersions
 	PageCacheBytes int64
-	pages          *pageCache
+	// RemoteStore: the store is a database server (PostgreSQL), where the token and
+	// version lookups are network round trips that must stop when the request does.
+	RemoteStore bool
+	pages       *pageCache
 }
 
 // Handler returns the router with every route and middleware.

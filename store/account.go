@@ -40,7 +40,9 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 		}
 		return t.UnixMilli()
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	// Two inserts that read nothing: READ COMMITTED, as a message create (the account's data
+	// version row they bump is bumped by every message write too).
+	return db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
 			from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
 			call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,

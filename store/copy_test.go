@@ -151,6 +151,34 @@ func TestCopy(t *testing.T) {
 				t.Errorf("%s: %d rows in the source, %d in the copy, or they differ", table, len(a), len(b))
 			}
 		}
+		// Data versions (ETags of cached reads) go on from the clock on the copy, past every
+		// version the source handed out: a client's ETag from the source never matches
+		// different data on the copy.
+		versions := func(db *DB) map[int64]int64 {
+			vs := map[int64]int64{}
+			rows, err := db.read.QueryContext(ctx, `SELECT account_id, version FROM data_versions`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var a, v int64
+				if err := rows.Scan(&a, &v); err != nil {
+					t.Fatal(err)
+				}
+				vs[a] = v
+			}
+			return vs
+		}
+		before, after := versions(from), versions(to)
+		if len(before) == 0 {
+			t.Fatal("the source has no data versions")
+		}
+		for account, v := range before {
+			if after[account] <= v {
+				t.Errorf("account %d: version %d on the copy, %d on the source: an old ETag could match", account, after[account], v)
+			}
+		}
 		if _, err := Copy(ctx, from, to, CopyOptions{}); err == nil || !strings.Contains(err.Error(), "not empty") {
 			t.Errorf("a second copy into the same target: %v, want a refusal", err)
 		}

@@ -158,6 +158,15 @@ func redactURL(s string) string {
 	if err != nil {
 		return "(an unparsable database URL)"
 	}
+	// pgx also takes the password as a query parameter.
+	if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+		for _, k := range []string{"password", "sslpassword"} {
+			if q.Has(k) {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
 	return u.Redacted()
 }
 

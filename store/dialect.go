@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -188,7 +189,16 @@ func (c rebindConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return c.Conn.CheckNamedValue(nv)
 }
 
-var rebound sync.Map // query text -> rewritten text; queries come from a small set of shapes
+// rebound remembers rewritten query texts. Most queries come from a small set of shapes, but
+// some are built from what a client sends (the columns of a message create, the length of
+// an IN list), so at most maxRebound texts are kept: past that, a query is rewritten anew
+// (microseconds) rather than let a client grow the map without end.
+var (
+	rebound      sync.Map // query text -> rewritten text
+	reboundCount atomic.Int64
+)
+
+const maxRebound = 4096
 
 // rebind rewrites the ? placeholders of query as $1, $2, ... (and ?NNN as $NNN); a ? inside
 // a string literal, a quoted identifier or a comment is left alone.
@@ -240,6 +250,10 @@ func rebind(query string) string {
 		}
 	}
 	q := b.String()
-	rebound.Store(query, q)
+	if reboundCount.Load() < maxRebound {
+		if _, loaded := rebound.LoadOrStore(query, q); !loaded {
+			reboundCount.Add(1)
+		}
+	}
 	return q
 }

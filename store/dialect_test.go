@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRebind(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -17,5 +20,21 @@ func TestRebind(t *testing.T) {
 				t.Errorf("rebind(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDisplayName: a database URL is shown without its password, wherever pgx would read it.
+func TestDisplayName(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://app:s3cret@db.example:5432/answerdesk?sslmode=require",
+		"postgres://app@db.example/answerdesk?password=s3cret&sslmode=require",
+		"postgresql://app@db.example/answerdesk?sslpassword=s3cret",
+	} {
+		if got := DisplayName(dsn); strings.Contains(got, "s3cret") || !strings.Contains(got, "db.example") {
+			t.Errorf("DisplayName(%q) = %q", dsn, got)
+		}
+	}
+	if got := DisplayName("./data/answerdesk.db"); got != "./data/answerdesk.db" {
+		t.Errorf("a SQLite path shown as %q", got)
 	}
 }

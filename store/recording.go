@@ -195,7 +195,11 @@ func (s *RecordingService) RecordingAudio(ctx context.Context, recordingID int64
 // PurgeRecordings deletes audio of recordings started before audioBefore and whole
 // recordings started before rowsBefore.
 func (s *RecordingService) PurgeRecordings(ctx context.Context, audioBefore, rowsBefore time.Time) (audio, rows int, err error) {
-	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+	// READ COMMITTED on PostgreSQL: each statement is self-contained and safe to repeat (a
+	// second replica purging at once deletes nothing more), and every row it changes bumps its
+	// account's data version, which message writes bump all the time; under SERIALIZABLE the
+	// purge lost to them until its retries ran out, and old audio stayed.
+	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM call_recordings WHERE started_at < ?`, rowsBefore.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("delete old recordings: %w", err)

@@ -227,7 +227,7 @@ func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	fmt.Fprintf(stdout, "user %d created: %s\n", u.ID, u.Email)
 	if !u.HasPassword {
-		fmt.Fprintf(stdout, "no password: set one with  answerdesk user update --db %s --email %s --password-stdin\n", *path, u.Email)
+		fmt.Fprintf(stdout, "no password: set one with  answerdesk user update --db %s --email %s --password-stdin\n", store.DisplayName(*path), u.Email)
 	}
 	return nil
 }

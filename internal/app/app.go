@@ -24,6 +24,7 @@ import (
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/oauth"
+	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
@@ -215,6 +216,7 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		Grants:        m.Grants,
 		Signer:        m.Signer,
 		Versions:      m.DB,
+		RemoteStore:   m.DB.Postgres(),
 		Ready:         m.DB.Ready,
 		BaseURL:       cfg.BaseURL,
 		Logger:        logger,
@@ -255,7 +257,15 @@ func (m *Main) openPublic(cfg Config) error {
 	public := cfg.Public
 	if cfg.PublicRateLimit > 0 {
 		public.Limit = cfg.PublicRateLimit
-		public.Limiter = store.NewRateLimiter(m.DB, "public", cfg.PublicRateLimit, time.Minute)
+		// Every /api/v1 and public MCP request spends it. Replicas on PostgreSQL share it
+		// through the database; on SQLite there is one process, and counting in the database
+		// would queue each public request behind the single writer connection (behind a
+		// retention purge, say), so it counts in memory.
+		if m.DB.Postgres() {
+			public.Limiter = store.NewRateLimiter(m.DB, "public", cfg.PublicRateLimit, time.Minute)
+		} else {
+			public.Limiter = &ratelimit.Memory{Limit: cfg.PublicRateLimit, Window: time.Minute}
+		}
 	}
 	// MCP session IDs are signed with a key derived from the key file, so every replica
 	// sharing it (and this one after a restart) accepts them.

@@ -1,18 +1,20 @@
 -- PostgreSQL twin of ../0016_data_versions.sql: a per-account data version bumped by
 -- triggers in the same transaction as every write to the account's messages or call
 -- recordings, read per request to key ETags and the in-process cache of encoded pages (safe
--- across replicas: every replica reads the same row). Versions only grow.
+-- across replicas: every replica reads the same row). Versions only grow. A version is the
+-- write's time in unix milliseconds (or one more than the last), so a copied or restored
+-- database goes on past every version the old one handed out (see the SQLite migration).
 CREATE TABLE data_versions (
 	account_id  BIGINT PRIMARY KEY,
 	version     BIGINT NOT NULL
 );
 
-INSERT INTO data_versions (account_id, version) SELECT id, 1 FROM accounts;
+INSERT INTO data_versions (account_id, version) SELECT id, (extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM accounts;
 
 CREATE FUNCTION bump_data_version(acct BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO data_versions (account_id, version) VALUES (acct, 1)
-	ON CONFLICT (account_id) DO UPDATE SET version = data_versions.version + 1;
+	INSERT INTO data_versions (account_id, version) VALUES (acct, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+	ON CONFLICT (account_id) DO UPDATE SET version = greatest(data_versions.version + 1, excluded.version);
 END;
 $$;
 
