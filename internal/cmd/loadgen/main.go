@@ -22,6 +22,16 @@
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -http=false [-dispatch 10000] [-dispatch-concurrency 8] [-dispatch-rate 0]
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -wrk /usr/bin/wrk [-rounds 3] [-only company] -dispatch 0
 //
+// With -engine postgres, each database is a fresh one created on -postgres (dropped at the
+// end) instead of a SQLite file; -replicas N starts N servers on it sharing one signing key,
+// and spreads the reads, the POSTs and the API calls over them in turn, so that every
+// replica's dispatcher claims deliveries. -compare runs list, by id and the dispatch
+// scenario on SQLite, PostgreSQL and two PostgreSQL replicas and prints one table (make
+// bench-pg; see engine.go):
+//
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -engine postgres -replicas 2
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -compare [-postgres postgres://...]
+//
 // With -wrk, the read scenarios are measured by wrk instead, each endpoint against its own
 // in-memory ceiling (an MCP tools/call against the same read over REST), alternating
 // (make bench-http; see wrk.go).
