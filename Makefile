@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http fuzz clean postgres postgres-optional postgres-stop
+.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http bench-pg fuzz clean postgres postgres-optional postgres-stop
 
 # make run PORT=8081 serves on another port; DB is the database file (kept across runs).
 PORT      ?= 8080
@@ -118,7 +118,7 @@ postgres-optional:
 	}
 
 # Benchmarks: in-process (go test -bench) and HTTP load against a running server.
-bench: build ## benchmarks and the HTTP load generator
+bench: build ## benchmarks and the HTTP load generator (SQLite; make bench-pg: beside PostgreSQL)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN)
 
@@ -128,6 +128,12 @@ bench: build ## benchmarks and the HTTP load generator
 bench-http: build ## wrk against the binary and in-memory ceilings (needs wrk)
 	@command -v wrk >/dev/null || { echo "bench-http needs wrk: apt-get install -y wrk"; exit 1; }
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -wrk "$$(command -v wrk)" -concurrency 32 -duration 5s -rounds 3 -dispatch 0
+
+# The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and two PostgreSQL
+# replicas sharing one database (fresh databases on the make postgres server, dropped at the
+# end), one table at the end (issue 17).
+bench-pg: build postgres ## loadgen on SQLite, PostgreSQL and 2 PostgreSQL replicas, one table
+	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -compare -postgres "$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')"
 
 # Longer fuzzing of the query and date parsers (not part of make test).
 fuzz: ## fuzz the parsers for 30 s each

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -41,11 +40,18 @@ const (
 // runDispatch seeds a fresh demo database in dir, starts the server on it with
 // --dispatch-allow-private, points account 1001's on-call contacts at a receiver in this
 // process, POSTs cfg.dispatch messages and prints how fast and how soon they arrived.
-func runDispatch(ctx context.Context, cfg *config, dir string) error {
+//
+// With several replicas, the POSTs and the API calls go round-robin over them, and every
+// replica's dispatcher claims deliveries. With sum (-compare), the figures go into it too.
+func runDispatch(ctx context.Context, cfg *config, dir string, sum *summary) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	dbPath := filepath.Join(dir, "answerdesk.db")
+	dbPath, drop, err := newDatabase(ctx, cfg, dir, "dispatch")
+	if err != nil {
+		return err
+	}
+	defer drop()
 	start := time.Now()
 	token, err := seedDemo(ctx, dbPath)
 	if err != nil {
@@ -59,14 +65,16 @@ func runDispatch(ctx context.Context, cfg *config, dir string) error {
 	}
 	defer rcv.stop()
 
-	server, err := startServer(ctx, cfg.bin, dbPath, "--dispatch-allow-private")
+	servers, err := startCluster(ctx, cfg, dbPath, "--dispatch-allow-private")
 	if err != nil {
 		return err
 	}
-	defer server.stop()
-	api := &apiClient{client: newClient(cfg.dispatchConcurrency), base: "http://" + server.addr, token: token}
-	if err := waitReady(ctx, api.client, api.base+"/readyz"); err != nil {
-		return fmt.Errorf("answerdesk: %w", err)
+	defer servers.stop()
+	api := &apiClient{client: newClient(cfg.dispatchConcurrency), servers: &roundRobin{bases: servers.bases()}, token: token}
+	for _, b := range api.servers.bases {
+		if err := waitReady(ctx, api.client, b+"/readyz"); err != nil {
+			return fmt.Errorf("answerdesk: %w", err)
+		}
 	}
 	if err := replaceContacts(ctx, api, rcv.url); err != nil {
 		return err
@@ -105,7 +113,11 @@ func runDispatch(ctx context.Context, cfg *config, dir string) error {
 		}
 	}
 	failed, _ = api.deliveryCount(ctx, "failed")
-	printDispatch(os.Stdout, posts, received, rcv.counts(), pending, failed)
+	create, deliveryRate, deliveryP50 := printDispatch(os.Stdout, posts, received, rcv.counts(), pending, failed)
+	if sum != nil {
+		sum.create, sum.deliveryRate, sum.deliveryP50 = create, deliveryRate, deliveryP50
+		sum.deliveriesIncomplete = waitErr != nil
+	}
 	return waitErr
 }
 
@@ -166,11 +178,11 @@ func replaceContacts(ctx context.Context, api *apiClient, url string) error {
 	return nil
 }
 
-// apiClient calls the customer API with a token.
+// apiClient calls the customer API with a token, on the servers in turn.
 type apiClient struct {
-	client *http.Client
-	base   string
-	token  string
+	client  *http.Client
+	servers *roundRobin
+	token   string
 }
 
 // call sends body (JSON, or none when nil) to path under /api/v2 and decodes a 200
@@ -180,7 +192,7 @@ func (a *apiClient) call(ctx context.Context, method, path string, body []byte, 
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+apiPrefix+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, a.servers.base()+apiPrefix+path, r)
 	if err != nil {
 		return err
 	}
@@ -380,8 +392,9 @@ func (r *receiver) wait(ctx context.Context, ids []int64, timeout time.Duration)
 	}
 }
 
-// printDispatch writes the POST and delivery figures and the verdicts.
-func printDispatch(w io.Writer, posts postResults, received map[int64]time.Time, rc receiverCounts, pending, failed int) {
+// printDispatch writes the POST and delivery figures and the verdicts, and returns the
+// POSTs' rate and latencies, the delivery rate and the p50 from POST start to receipt.
+func printDispatch(w io.Writer, posts postResults, received map[int64]time.Time, rc receiverCounts, pending, failed int) (latencySummary, float64, time.Duration) {
 	var (
 		first, lastEnd, lastReceipt time.Time
 		postLat, deliveryLat        []time.Duration
@@ -440,6 +453,7 @@ func printDispatch(w io.Writer, posts postResults, received map[int64]time.Time,
 	p50 := pct(deliveryLat, .50)
 	fmt.Fprintf(w, "p50 POST start -> receiver: %s ms (target <= %d ms) %s\n", fmt.Sprintf("%.2f", float64(p50)/float64(time.Millisecond)),
 		targetDeliveryP50.Milliseconds(), verdict(len(deliveryLat) > 0 && p50 <= targetDeliveryP50))
+	return latencySummary{rate: postRate, p50: pct(postLat, .50), p99: pct(postLat, .99)}, deliveryRate, p50
 }
 
 // pct returns the nearest-rank percentile p (0..1) of sorted durations.

@@ -22,6 +22,16 @@
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -http=false [-dispatch 10000] [-dispatch-concurrency 8] [-dispatch-rate 0]
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -wrk /usr/bin/wrk [-rounds 3] [-only company] -dispatch 0
 //
+// With -engine postgres, each database is a fresh one created on -postgres (dropped at the
+// end) instead of a SQLite file; -replicas N starts N servers on it sharing one signing key,
+// and spreads the reads, the POSTs and the API calls over them in turn, so that every
+// replica's dispatcher claims deliveries. -compare runs list, by id and the dispatch
+// scenario on SQLite, PostgreSQL and two PostgreSQL replicas and prints one table (make
+// bench-pg; see engine.go):
+//
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -engine postgres -replicas 2
+//	go run ./internal/cmd/loadgen -bin bin/answerdesk -compare [-postgres postgres://...]
+//
 // With -wrk, the read scenarios are measured by wrk instead, each endpoint against its own
 // in-memory ceiling (an MCP tools/call against the same read over REST), alternating
 // (make bench-http; see wrk.go).
@@ -108,6 +118,11 @@ type config struct {
 	dispatchConcurrency int
 	dispatchRate        float64 // POSTs per second; 0: closed loop, as fast as they go
 
+	engine   string // sqlite or postgres (engine.go)
+	postgres string // the PostgreSQL server on which the databases are created
+	replicas int    // servers started on the one database, the load spread over them
+	compare  bool   // run sqlite, postgres and postgres with 2 replicas; print one table
+
 	// Hidden: run as the ceiling server, answering with this file's bytes.
 	ceilingBody        string
 	ceilingContentType string
@@ -132,6 +147,10 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")
 	fs.IntVar(&cfg.dispatchConcurrency, "dispatch-concurrency", 8, "concurrent POSTs in the dispatch scenario")
 	fs.Float64Var(&cfg.dispatchRate, "dispatch-rate", 0, "POSTs per second in the dispatch scenario, at most (0: as fast as the workers go)")
+	fs.StringVar(&cfg.engine, "engine", engineSQLite, "database engine: sqlite (a file) or postgres (a fresh database on -postgres, dropped at the end)")
+	fs.StringVar(&cfg.postgres, "postgres", defaultPostgres, "with -engine postgres: the server on which to create the database")
+	fs.IntVar(&cfg.replicas, "replicas", 1, "serve processes on the one database (different ports, one signing key); the load goes round-robin over them")
+	fs.BoolVar(&cfg.compare, "compare", false, "run list, by id and the dispatch scenario on sqlite (1 replica), postgres (1) and postgres (2 replicas) and print one table")
 	fs.StringVar(&cfg.ceilingBody, "ceiling-body", "", "")
 	fs.StringVar(&cfg.ceilingContentType, "ceiling-content-type", "", "")
 	fs.Usage = func() { usage(fs) }
@@ -161,6 +180,16 @@ func parseConfig(args []string) (*config, error) {
 		return nil, errors.New("-dispatch-rate must not be negative")
 	case !cfg.http && cfg.dispatch == 0:
 		return nil, errors.New("nothing to run: -http=false and -dispatch 0")
+	case cfg.engine != engineSQLite && cfg.engine != enginePostgres:
+		return nil, fmt.Errorf("-engine %q: want %s or %s", cfg.engine, engineSQLite, enginePostgres)
+	case cfg.replicas < 1:
+		return nil, errors.New("-replicas must be at least 1")
+	case cfg.replicas > 1 && cfg.engine == engineSQLite:
+		return nil, errors.New("-replicas above 1 needs -engine postgres: replicas share a PostgreSQL database")
+	case cfg.replicas > 1 && cfg.wrk != "":
+		return nil, errors.New("-wrk measures one server: leave -replicas at 1")
+	case cfg.compare && (cfg.wrk != "" || !cfg.http || cfg.dispatch == 0):
+		return nil, errors.New("-compare runs the reads and the dispatch scenario: no -wrk, -http=false or -dispatch 0")
 	}
 	return &cfg, nil
 }
@@ -232,59 +261,82 @@ func runBenchmark(ctx context.Context, cfg *config) (err error) {
 			err = fmt.Errorf("remove temporary directory: %w", rmErr)
 		}
 	}()
+	if cfg.compare {
+		return runCompare(ctx, cfg, dir)
+	}
 	if cfg.http {
-		if err := runHTTPScenarios(ctx, cfg, dir); err != nil {
+		if err := runHTTPScenarios(ctx, cfg, dir, nil); err != nil {
 			return err
 		}
 	}
 	if cfg.dispatch > 0 {
-		if err := runDispatch(ctx, cfg, filepath.Join(dir, "dispatch")); err != nil {
+		if err := runDispatch(ctx, cfg, filepath.Join(dir, "dispatch"), nil); err != nil {
 			return fmt.Errorf("dispatch scenario: %w", err)
 		}
 	}
 	return nil
 }
 
-// runHTTPScenarios seeds the database in dir, starts the server and the ceiling, runs
-// every read scenario and prints the results.
-func runHTTPScenarios(ctx context.Context, cfg *config, dir string) error {
-	dbPath := filepath.Join(dir, "answerdesk.db")
-	fx, err := seed(ctx, dbPath, cfg.messages)
+// runHTTPScenarios seeds the database in dir (or on PostgreSQL), starts the server (or its
+// replicas) and the ceiling, runs every read scenario and prints the results. With sum
+// (-compare), only the list and by-id scenarios run, without a ceiling, and their results
+// go into sum.
+func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary) error {
+	dsn, drop, err := newDatabase(ctx, cfg, dir, "reads")
+	if err != nil {
+		return err
+	}
+	defer drop()
+	fx, err := seed(ctx, dsn, cfg.messages)
 	if err != nil {
 		return err
 	}
 
 	client := newClient(cfg.concurrency)
 	// No public rate limit: the load would be 429s after the first minute's 60 requests.
-	server, err := startServer(ctx, cfg.bin, dbPath, "--public-rate-limit", "0")
+	servers, err := startCluster(ctx, cfg, dsn, "--public-rate-limit", "0")
 	if err != nil {
 		return err
 	}
-	defer server.stop()
-	serverURL := "http://" + server.addr
-	if err := waitReady(ctx, client, serverURL+"/readyz"); err != nil {
-		return fmt.Errorf("answerdesk: %w", err)
+	defer servers.stop()
+	bases := servers.bases()
+	for _, b := range bases {
+		if err := waitReady(ctx, client, b+"/readyz"); err != nil {
+			return fmt.Errorf("answerdesk: %w", err)
+		}
 	}
+	fmt.Printf("%s, %d server(s): %s\n", cfg.engine, len(bases), strings.Join(bases, " "))
 
 	if cfg.wrk != "" {
-		return runWrk(ctx, cfg, client, dir, serverURL, fx.token, fx.messageID, server.cmd.Process.Pid)
+		return runWrk(ctx, cfg, client, dir, bases[0], fx.token, fx.messageID, servers[0].cmd.Process.Pid)
 	}
 	listPath := "/api/v2/messages?page_size=50"
-	ceiling, err := startCeiling(ctx, client, dir, serverURL+listPath, fx.token)
-	if err != nil {
-		return err
+	ceilingURL := ""
+	if sum == nil {
+		ceiling, err := startCeiling(ctx, client, dir, bases[0]+listPath, fx.token)
+		if err != nil {
+			return err
+		}
+		defer ceiling.stop()
+		ceilingURL = "http://" + ceiling.addr
 	}
-	defer ceiling.stop()
-	ceilingURL := "http://" + ceiling.addr
 
 	l := &loader{client: client, token: fx.token, concurrency: cfg.concurrency}
 	var results []*result
-	for _, sc := range scenarios(serverURL, ceilingURL, listPath, fx.messageID, time.Now()) {
+	for _, sc := range scenarios(bases, ceilingURL, listPath, fx.messageID, time.Now()) {
+		if sum != nil && sc.name != "list" && sc.name != "message by id" {
+			continue
+		}
 		res, err := l.scenario(ctx, sc, cfg.duration)
 		if err != nil {
 			return err
 		}
 		results = append(results, res)
+		if sum != nil && sc.name == "list" {
+			sum.list = res
+		} else if sum != nil {
+			sum.byID = res
+		}
 	}
 	printResults(os.Stdout, results, cfg.messages)
 	return nil
@@ -345,29 +397,41 @@ func middleMessageID(ctx context.Context, db *store.DB, userID int64, n int) (in
 	return list[0].ID, nil
 }
 
-// scenario is one URL loaded for a while.
+// scenario is one URL loaded for a while, on each replica: worker i loads urls[i%len(urls)].
 type scenario struct {
 	name string
-	url  string
+	urls []string
 }
 
-// scenarios lists the loads in the order they run; dates are relative to now.
-func scenarios(serverURL, ceilingURL, listPath string, messageID int64, now time.Time) []scenario {
+// scenarios lists the loads in the order they run, the server's on every base URL, the
+// ceiling's (left out when ceilingURL is empty) on its own; dates are relative to now.
+func scenarios(bases []string, ceilingURL, listPath string, messageID int64, now time.Time) []scenario {
 	const date = "01-02-2006" // MM-DD-YYYY
 	today := now.UTC()
 	filtered := fmt.Sprintf("%s&origin=call&start_date=%s&end_date=%s",
 		listPath, today.AddDate(0, 0, -30).Format(date), today.Format(date))
-	return []scenario{
-		{"list", serverURL + listPath},
-		{"list (in-memory ceiling)", ceilingURL + listPath},
-		{"list filtered (call, 30 d)", serverURL + filtered},
-		{"list page 1000", serverURL + listPath + "&page=1000"},
-		{"message by id", fmt.Sprintf("%s/api/v2/messages/%d", serverURL, messageID)},
-		{"call-recordings", serverURL + "/api/v2/call-recordings?page_size=50"},
-		{"public company", serverURL + "/api/v1/company"},
-		{"public search", serverURL + "/api/v1/search?q=after+hours+plumbing&limit=10"},
-		{"public search (typo)", serverURL + "/api/v1/search?q=recepionist&limit=10"},
+	on := func(path string) []string {
+		urls := make([]string, len(bases))
+		for i, b := range bases {
+			urls[i] = b + path
+		}
+		return urls
 	}
+	list := []scenario{
+		{"list", on(listPath)},
+		{"list (in-memory ceiling)", []string{ceilingURL + listPath}},
+		{"list filtered (call, 30 d)", on(filtered)},
+		{"list page 1000", on(listPath + "&page=1000")},
+		{"message by id", on(fmt.Sprintf("/api/v2/messages/%d", messageID))},
+		{"call-recordings", on("/api/v2/call-recordings?page_size=50")},
+		{"public company", on("/api/v1/company")},
+		{"public search", on("/api/v1/search?q=after+hours+plumbing&limit=10")},
+		{"public search (typo)", on("/api/v1/search?q=recepionist&limit=10")},
+	}
+	if ceilingURL == "" {
+		list = slices.DeleteFunc(list, func(sc scenario) bool { return strings.Contains(sc.name, "ceiling") })
+	}
+	return list
 }
 
 // newClient returns a client that keeps one idle connection per worker.
@@ -456,11 +520,12 @@ func (p *process) stop() {
 	}
 }
 
-// startServer starts the answerdesk binary on the database with JSON logs and the extra
-// serve flags.
-func startServer(ctx context.Context, bin, dbPath string, extra ...string) (*process, error) {
+// startServer starts the answerdesk binary on the database with JSON logs, the environment
+// env (nil: this process's) and the extra serve flags.
+func startServer(ctx context.Context, bin, dbPath string, env []string, extra ...string) (*process, error) {
 	args := append([]string{"serve", "--db", dbPath, "--addr", "127.0.0.1:0", "--log-format", "json"}, extra...)
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	return startProcess("answerdesk", cmd)
 }
@@ -707,7 +772,7 @@ func (l *loader) load(ctx context.Context, sc scenario, d time.Duration, perWork
 	for i := range lats {
 		lats[i] = make([]int64, 0, perWorker)
 		wg.Go(func() {
-			lats[i] = l.worker(ctx, sc.url, endTime, lats[i], &c, &received)
+			lats[i] = l.worker(ctx, sc.urls[i%len(sc.urls)], endTime, lats[i], &c, &received)
 		})
 	}
 	wg.Wait()
