@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/rest"
 )
