@@ -108,31 +108,7 @@ func (s *accountServer) scoped(u testapp.User, scopes ...string) string {
 // client connects an mcp-go client over Streamable HTTP with the bearer.
 func (s *accountServer) client(t *testing.T, bearer string, legacy bool) *client.Client {
 	t.Helper()
-	return connectWith(t, s.url, legacy, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
-}
-
-// connectWith connects to the endpoint url as connect does, with extra transport options.
-func connectWith(t testing.TB, url string, legacy bool, opts ...transport.StreamableHTTPCOption) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPTimeout(30 * time.Second)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var copts []client.ClientOption
-	if legacy {
-		copts = append(copts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
-	}
-	c := client.NewClient(tr, copts...)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return mcp.ConnectWith(t, s.url, legacy, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
 }
 
 // rest gets a customer API path as u and returns its 200 body.
@@ -577,7 +553,7 @@ func TestAccountUnauthenticated(t *testing.T) {
 	srv.Config.Handler = mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
 	srv.Start()
 	defer srv.Close()
-	c := connectWith(t, srv.URL+"/mcp/account", false)
+	c := mcp.ConnectWith(t, srv.URL+"/mcp/account", false)
 	for _, name := range accountToolNames {
 		mcp.WantToolError(t, mcp.Call(t, c, name, map[string]any{"id": "1", "content": "x"}), "not authenticated")
 	}
@@ -751,7 +727,7 @@ func TestInternalErrorLogsRequestID(t *testing.T) {
 	h := mcp.Handler(mcp.NewPublicServer(cfg), "/mcp/public", cfg)
 	t.Cleanup(func() { _ = h.(interface{ Shutdown(context.Context) error }).Shutdown(context.Background()) })
 	app.Mount("/mcp/public", h)
-	c := connectWith(t, app.Server.URL+"/mcp/public", false,
+	c := mcp.ConnectWith(t, app.Server.URL+"/mcp/public", false,
 		transport.WithHTTPHeaders(map[string]string{"X-Request-Id": "support-ticket-42"}))
 	mcp.WantToolError(t, mcp.Call(t, c, "get_company_info", nil), "internal error")
 	found := false

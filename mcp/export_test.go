@@ -11,4 +11,5 @@ var (
 	WantToolError   = wantToolError
 	SnapshotBase    = snapshotBase
 	DefinitionsOnly = definitionsOnly
+	ConnectWith     = connectWith
 )

@@ -95,15 +95,29 @@ func (s *served) connect(t testing.TB, legacy bool) *client.Client {
 // connectInit is connect, with the initialize result.
 func (s *served) connectInit(t testing.TB, legacy bool) (*client.Client, *mcpgo.InitializeResult) {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.url, transport.WithHTTPTimeout(30*time.Second))
+	return connectURL(t, s.url, legacy)
+}
+
+// connectWith connects to the endpoint url as connect does, with extra transport options.
+func connectWith(t testing.TB, url string, legacy bool, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	c, _ := connectURL(t, url, legacy, opts...)
+	return c
+}
+
+// connectURL starts an initialized mcp-go client on the endpoint url (see connect), closed
+// when the test ends, and returns it with the initialize result.
+func connectURL(t testing.TB, url string, legacy bool, opts ...transport.StreamableHTTPCOption) (*client.Client, *mcpgo.InitializeResult) {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPTimeout(30 * time.Second)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opts []client.ClientOption
+	var copts []client.ClientOption
 	if legacy {
-		opts = append(opts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
+		copts = append(copts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
 	}
-	c := client.NewClient(tr, opts...)
+	c := client.NewClient(tr, copts...)
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)

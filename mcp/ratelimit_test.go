@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // sharedBudget is the public API and the public and docs MCP servers behind the real
@@ -50,22 +48,7 @@ func newSharedBudget(t *testing.T, limit int) *sharedBudget {
 // mcpClient connects to the server at path as the client at address forwardedFor.
 func (b *sharedBudget) mcpClient(t *testing.T, path, forwardedFor string) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(b.srv.URL+path, transport.WithHTTPTimeout(30*time.Second),
-		transport.WithHTTPHeaders(map[string]string{"X-Forwarded-For": forwardedFor}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return connectWith(t, b.srv.URL+path, false, transport.WithHTTPHeaders(map[string]string{"X-Forwarded-For": forwardedFor}))
 }
 
 // api calls GET /api/v1<path> as the client at forwardedFor and returns the status.

@@ -9,11 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/rest"
@@ -96,7 +91,7 @@ func TestSameSearchVerdicts(t *testing.T) {
 		_ = h.(interface{ Shutdown(context.Context) error }).Shutdown(context.Background())
 		srv.Close()
 	})
-	c := connectPublic(t, base+"/mcp/public")
+	c := mcp.ConnectWith(t, base+"/mcp/public", false)
 
 	cjk150 := strings.Repeat("電話応対", 37) + "受付" // 150 runes, 450 bytes
 	for _, tc := range []struct {
@@ -151,24 +146,4 @@ func TestSameSearchVerdicts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// connectPublic connects an mcp-go client to an MCP endpoint without credentials.
-func connectPublic(t *testing.T, endpoint string) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(endpoint, transport.WithHTTPTimeout(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/search"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -173,15 +172,7 @@ func TestSandbox(t *testing.T) {
 // rate_limited with Retry-After, while other clients are unaffected.
 func TestAsyncBatchBounds(t *testing.T) {
 	app := testapp.New(t)
-	site, err := content.Load(content.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := search.Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { index.Close() })
+	site, index := indexedSite(t, content.Embedded())
 	jobs := store.NewBatchJobs(app.DB)
 	srv := app.Rest
 	srv.Site, srv.Search, srv.Jobs = site, index, jobs

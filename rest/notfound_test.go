@@ -1,32 +1,17 @@
 package rest_test
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/search"
 )
 
 func TestSiteNotFoundIsAPage(t *testing.T) {
-	site, err := content.Load(os.DirFS("../content/testdata/site"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := search.Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { index.Close() })
-	srv := &rest.Server{Site: site, Search: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
+	site, index := indexedSite(t, os.DirFS("../content/testdata/site"))
+	ts := serve(t, &rest.Server{Site: site, Search: index, Logger: quietLogger()})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"

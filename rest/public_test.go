@@ -3,8 +3,6 @@ package rest_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -26,16 +24,12 @@ func publicServer(t *testing.T, limit int, cfg func(*rest.PublicConfig)) (*httpt
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 20, 0, time.UTC)
-	srv := &rest.Server{Site: site, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return now },
+	srv := &rest.Server{Site: site, Logger: quietLogger(), Now: func() time.Time { return now },
 		Public: rest.PublicConfig{Limiter: &ratelimit.Memory{Limit: limit, Window: time.Minute}, Limit: limit}}
 	if cfg != nil {
 		cfg(&srv.Public)
 	}
-	ts := httptest.NewServer(nil)
-	srv.BaseURL = ts.URL
-	ts.Config.Handler = srv.Handler()
-	t.Cleanup(ts.Close)
-	return ts, srv
+	return serve(t, srv), srv
 }
 
 func getJSON(t *testing.T, url string, v any, header ...string) *http.Response {

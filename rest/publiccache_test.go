@@ -2,34 +2,19 @@ package rest_test
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/search"
 )
 
 // TestPublicSearchCache: repeated searches are answered from the cache of encoded results,
 // byte for byte the same, while every other query, limit or type gets its own answer, and
 // an error is never cached.
 func TestPublicSearchCache(t *testing.T) {
-	site, err := content.Load(content.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := search.Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer index.Close()
-	srv := &rest.Server{Site: site, Search: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ts := httptest.NewServer(nil)
-	defer ts.Close()
-	srv.BaseURL = ts.URL
-	ts.Config.Handler = srv.Handler()
+	site, index := indexedSite(t, content.Embedded())
+	ts := serve(t, &rest.Server{Site: site, Search: index, Logger: quietLogger()})
 	fetch := func(query string) (int, string, string) {
 		t.Helper()
 		resp, err := http.Get(ts.URL + "/api/v1/search?" + query)

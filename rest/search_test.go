@@ -2,16 +2,12 @@ package rest_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/search"
 )
 
 type searchBody struct {
@@ -23,20 +19,8 @@ type searchBody struct {
 }
 
 func TestPublicSearch(t *testing.T) {
-	site, err := content.Load(content.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
-	index, err := search.Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer index.Close()
-	srv := &rest.Server{Site: site, Search: index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ts := httptest.NewServer(nil)
-	defer ts.Close()
-	srv.BaseURL = ts.URL
-	ts.Config.Handler = srv.Handler()
+	site, index := indexedSite(t, content.Embedded())
+	ts := serve(t, &rest.Server{Site: site, Search: index, Logger: quietLogger()})
 	find := func(t *testing.T, query string) searchBody {
 		t.Helper()
 		var b searchBody

@@ -3,7 +3,6 @@ package rest_test
 import (
 	"encoding/xml"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,12 +19,7 @@ func siteServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &rest.Server{Site: site, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	ts := httptest.NewServer(nil)
-	srv.BaseURL = ts.URL
-	ts.Config.Handler = srv.Handler()
-	t.Cleanup(ts.Close)
-	return ts
+	return serve(t, &rest.Server{Site: site, Logger: quietLogger()})
 }
 
 func get(t *testing.T, url string, header ...string) (*http.Response, string) {

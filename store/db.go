@@ -29,7 +29,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
+//go:embed migrations/common/*.sql migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // DB is an open answerdesk database.
@@ -244,26 +244,49 @@ type migration struct {
 	sql     string
 }
 
+// commonMigrations holds the migrations whose SQL is the same on both engines. An engine's
+// own folder wins for a number it has, so a migration can split per engine later without
+// renumbering; the recorded name is the file's name either way.
+const commonMigrations = "migrations/common"
+
 func (d dialect) migrationList() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, d.migrations)
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
-		}
-		b, err := migrationFS.ReadFile(d.migrations + "/" + e.Name())
+	byVersion := map[int]migration{}
+	for _, dir := range []string{commonMigrations, d.migrations} {
+		entries, err := fs.ReadDir(migrationFS, dir)
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+		for _, e := range entries {
+			num, _, ok := strings.Cut(e.Name(), "_")
+			v, err := strconv.Atoi(num)
+			if !ok || err != nil {
+				return nil, fmt.Errorf("migration %s/%s: name must start with a number and _", dir, e.Name())
+			}
+			b, err := migrationFS.ReadFile(dir + "/" + e.Name())
+			if err != nil {
+				return nil, err
+			}
+			byVersion[v] = migration{version: v, name: e.Name(), sql: string(b)}
+		}
+	}
+	ms := make([]migration, 0, len(byVersion))
+	for _, m := range byVersion {
+		ms = append(ms, m)
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
+}
+
+// migrationSQL returns the SQL of the migration file name as this engine runs it.
+func (d dialect) migrationSQL(name string) (string, error) {
+	b, err := migrationFS.ReadFile(d.migrations + "/" + name)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = migrationFS.ReadFile(commonMigrations + "/" + name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("migration %s: %w", name, err)
+	}
+	return string(b), nil
 }
 
 // migrate applies every embedded migration not yet recorded, each in its own transaction.

@@ -24,7 +24,8 @@ import (
 //   - placeholders: queries use ?; the PostgreSQL connection rewrites them to $1, $2, ... once
 //     per query text (rebind), so call sites and the statement cache stay engine-blind;
 //   - Go bools are sent as 0/1 (the columns are INTEGER on both engines, so scans are alike);
-//   - DDL: migrations/sqlite and migrations/postgres, numbered alike (WITHOUT ROWID, triggers,
+//   - DDL: migrations/sqlite and migrations/postgres, numbered alike, and migrations/common for
+//     a number whose SQL is the same on both (WITHOUT ROWID, triggers,
 //     identity columns and bytea differ); the PostgreSQL schema also defines SQLite's
 //     group_concat and instr, so the queries that use them stay one text;
 //   - boolean expressions: PostgreSQL's are of type boolean, so a query never stores or

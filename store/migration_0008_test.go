@@ -36,11 +36,11 @@ func TestMigrationHidesRecordedAttemptErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sql, err := migrationFS.ReadFile(db.d.migrations + "/0008_attempt_error_summaries.sql")
+		sql, err := db.d.migrationSQL("0008_attempt_error_summaries.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.write.ExecContext(ctx, string(sql)); err != nil {
+		if _, err := db.write.ExecContext(ctx, sql); err != nil {
 			t.Fatal(err)
 		}
 		for i, tc := range tests {

@@ -17,11 +17,11 @@ func TestMigrationKeepsBlacklistForEveryAccount(t *testing.T) {
 		INSERT INTO email_blacklist (account_id, email, created_at) VALUES (1, 'blocked@a.example', 7)`); err != nil {
 			t.Fatal(err)
 		}
-		sql, err := migrationFS.ReadFile(db.d.migrations + "/0014_account_email_blacklist.sql")
+		sql, err := db.d.migrationSQL("0014_account_email_blacklist.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.write.ExecContext(ctx, string(sql)); err != nil {
+		if _, err := db.write.ExecContext(ctx, sql); err != nil {
 			t.Fatal(err)
 		}
 		for _, account := range []int64{1, 2} {

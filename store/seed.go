@@ -4,20 +4,17 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/demo"
 )
 
 // DemoPassword is the password of every demo user (CONTRACT §6; demo data only).
@@ -110,7 +107,7 @@ func zoneFor(tz string) *time.Location {
 // demoCredentials derives the fixed demo tokens from the seed.
 func demoCredentials() *Demo {
 	r := rand.New(rand.NewPCG(seedHi, seedLo^seedTokens))
-	return &Demo{Token: randToken(r), AdminToken: randToken(r), Password: DemoPassword}
+	return &Demo{Token: demo.Token(r), AdminToken: demo.Token(r), Password: DemoPassword}
 }
 
 // Seed loads the demo data of CONTRACT §6 unless account 1001 already exists (then it only
@@ -395,150 +392,12 @@ func (g *gen) slots(accts []*seedAccount, n, days int, now time.Time) []slot {
 	return out
 }
 
-// seedAgent is a receptionist of the answering service (the agents serve every account).
-type seedAgent struct {
-	id             int64
-	name, username string
-}
-
-var (
-	seedAgents = []seedAgent{
-		{2101, "Maria Santos", "msantos"}, {2102, "Derek Howard", "dhoward"}, {2103, "Aisha Khan", "akhan"},
-		{2104, "Tom Becker", "tbecker"}, {2105, "Lucia Ortiz", "lortiz"}, {2106, "Kevin O'Neil", "koneil"},
-		{2107, "Grace Park", "gpark"}, {2108, "Sam Whitfield", "swhitfield"},
-	}
-	seedAIAgent = seedAgent{2900, "AI Receptionist", "ai.receptionist"}
-)
-
-var (
-	seedFirstNames = []string{"Jane", "Michael", "Priya", "Robert", "Linda", "Carlos", "Emily", "David", "Grace",
-		"Ahmed", "Sarah", "James", "Olivia", "Daniel", "Sofia", "William", "Hannah", "Marcus", "Chloe", "Thomas",
-		"Nina", "Brian", "Ava", "Victor", "Rachel", "Ethan", "Fatima", "George", "Megan", "Luis", "Karen", "Owen",
-		"Yuki", "Patrick", "Isabel", "Andre", "Teresa", "Kyle", "Diane", "Samuel"}
-	seedLastNames = []string{"Miller", "Johnson", "Patel", "Garcia", "Nguyen", "Smith", "Brown", "Rossi", "Kim",
-		"Williams", "O'Connor", "Lopez", "Chen", "Davis", "Martinez", "Anderson", "Taylor", "Hughes", "Cohen",
-		"Wright", "Kowalski", "Baker", "Singh", "Murphy", "Fischer", "Reyes", "Turner", "Edwards", "Park",
-		"Sullivan", "Moreno", "Bennett", "Jackson", "Harris", "Novak", "Ward", "Price", "Foster", "Schmidt", "Ali"}
-	seedCompanies = []string{"Riverside Property Management", "Oakwood Condo Association", "Hudson Realty Group",
-		"Maple Street Daycare", "Bayview Apartments", "Greenleaf Office Park", "St. Mark's Parish", "Summit Fitness"}
-	seedBestTimes = []string{"Anytime", "Morning", "Afternoon", "Evening", "Before 9 AM", "After 5 PM",
-		"Lunchtime", "As soon as possible", "Weekdays only", "Tomorrow morning"}
-	seedHeardFrom = []string{"Google search", "Referral from a neighbor", "Yelp", "Saw the truck", "Facebook",
-		"Returning customer", "Insurance directory", "Nextdoor", "Mailer"}
-	seedNotes = []string{"Caller was calm and polite.", "Caller asked that we not call before 8 AM.",
-		"Spanish-speaking caller; message taken in Spanish.", "Caller was driving; the connection was poor.",
-		"Repeat caller this week.", "Caller prefers a text message over a call."}
-	seedEmailDomains = []string{"example.com", "example.net", "example.org", "mail.example"}
-	seedStreets      = []string{"Maple Ave", "Oak St", "Elm St", "Washington Blvd", "Park Pl", "Cedar Ln",
-		"Lincoln Ave", "Hillside Dr", "Church St", "Sunset Rd", "Highland Ave", "Prospect St"}
-)
-
-type seedPlace struct{ city, state, zip string }
-
-var (
-	acmePlaces  = []seedPlace{{"Brooklyn", "NY", "11215"}, {"Queens", "NY", "11375"}, {"Yonkers", "NY", "10701"}, {"Hoboken", "NJ", "07030"}, {"White Plains", "NY", "10601"}, {"Hempstead", "NY", "11550"}, {"Jersey City", "NJ", "07302"}}
-	birchPlaces = []seedPlace{{"Evanston", "IL", "60201"}, {"Oak Park", "IL", "60302"}, {"Chicago", "IL", "60614"}, {"Skokie", "IL", "60077"}, {"Naperville", "IL", "60540"}}
-)
-
-// seedReason is why someone called: the short reason an agent records, a phrase for the
-// message text ("... called about <about>"), whether it is an emergency, and the kind of
-// company that calls about it, if any.
-type seedReason struct {
-	reason, about string
-	emergency     bool
-	company       string
-}
-
-var plumbingReasons = []seedReason{
-	{"Burst pipe under kitchen sink, water everywhere", "a burst pipe under the kitchen sink; there is water everywhere", true, ""},
-	{"Water heater leaking from the bottom", "a water heater leaking from the bottom of the tank", true, ""},
-	{"No hot water since this morning", "having no hot water since this morning", false, ""},
-	{"Toilet overflowing and won't stop", "a toilet that is overflowing and will not stop", true, ""},
-	{"Sewer backing up into basement floor drain", "sewage backing up through the basement floor drain", true, ""},
-	{"Clogged kitchen sink, standing water", "a clogged kitchen sink with standing water", false, ""},
-	{"Slow draining bathtub", "a bathtub that drains very slowly", false, ""},
-	{"Estimate for bathroom remodel rough-in", "an estimate for the plumbing rough-in of a bathroom remodel", false, ""},
-	{"Dripping faucet in master bathroom", "a dripping faucet in the master bathroom", false, ""},
-	{"Running toilet wasting water", "a toilet that runs constantly", false, ""},
-	{"Smells gas near the water heater", "a gas smell near the water heater (advised to leave the house and call the gas company)", true, ""},
-	{"Frozen pipes in crawl space", "pipes that appear to be frozen in the crawl space", true, ""},
-	{"Sump pump not turning on during rain", "a sump pump that is not turning on while it rains", true, ""},
-	{"Garbage disposal jammed and humming", "a jammed garbage disposal that only hums", false, ""},
-	{"Wants to schedule annual water heater flush", "scheduling the annual water heater flush", false, ""},
-	{"Low water pressure throughout the house", "low water pressure throughout the house", false, ""},
-	{"Leak in ceiling below upstairs bathroom", "water leaking through the ceiling below the upstairs bathroom", true, ""},
-	{"Outdoor spigot broken, spraying water", "a broken outdoor spigot that is spraying water", true, ""},
-	{"Asking about tankless water heater installation", "pricing for a tankless water heater installation", false, ""},
-	{"Question about a recent invoice", "the charges on a recent invoice", false, ""},
-	{"Technician running late, asking for ETA", "the arrival time of the technician scheduled for today", false, ""},
-	{"Reschedule Friday service appointment", "rescheduling the service appointment on Friday", false, ""},
-	{"Cancel tomorrow's appointment", "cancelling tomorrow's appointment", false, ""},
-	{"Main water shutoff valve stuck", "a main water shutoff valve that is stuck and will not turn", false, ""},
-	{"Dishwasher not draining, water under cabinet", "a dishwasher that is not draining, with water under the cabinet", false, ""},
-	{"Washing machine hose burst in laundry room", "a burst washing machine hose in the laundry room", true, ""},
-	{"Tenant reporting leak in unit 4B", "a leak reported by the tenant of unit 4B", true, "Riverside Property Management"},
-	{"Restaurant grease trap backing up", "the grease trap backing up in the restaurant kitchen", true, "Luigi's Trattoria"},
-	{"Sewer line camera inspection before home purchase", "a sewer line camera inspection before buying a home", false, ""},
-	{"Quote for water softener installation", "a quote to install a water softener", false, ""},
-	{"Banging noise in pipes when faucets turn off", "loud banging in the pipes whenever a faucet is turned off", false, ""},
-	{"Shower valve leaking, needs replacement", "replacing a leaking shower valve", false, ""},
-	{"Warranty question on new water heater", "the warranty of the water heater installed last month", false, ""},
-	{"Backflow preventer annual test due", "the annual backflow preventer test the city requires", false, "Greenleaf Office Park"},
-	{"Rusty water from hot taps", "rust-colored water coming from the hot water taps", false, ""},
-	{"Sewage smell in basement bathroom", "a sewage smell in the basement bathroom", false, ""},
-}
-
-var dentalReasons = []seedReason{
-	{"Wants to reschedule cleaning appointment Thursday", "rescheduling a cleaning appointment on Thursday", false, ""},
-	{"Severe toothache, swelling in jaw", "a severe toothache with swelling along the jaw", false, ""},
-	{"Chipped front tooth after a fall", "a front tooth chipped in a fall", false, ""},
-	{"Lost a filling while eating", "a filling that came out while eating", false, ""},
-	{"Crown came off", "a crown that came off this evening", false, ""},
-	{"New patient wants first available cleaning", "booking the first available cleaning as a new patient", false, ""},
-	{"Question about insurance coverage for an implant", "whether their insurance covers an implant", false, ""},
-	{"Needs to cancel appointment tomorrow morning", "cancelling tomorrow morning's appointment", false, ""},
-	{"Child knocked out a permanent tooth", "their child knocking out a permanent tooth (advised to keep the tooth in milk)", true, ""},
-	{"Bleeding after wisdom tooth extraction", "bleeding that has not stopped since a wisdom tooth extraction", true, ""},
-	{"Requesting copy of x-rays for a specialist", "a copy of their x-rays for a specialist", false, ""},
-	{"Billing question about last statement", "a charge on their last statement", false, ""},
-	{"Wants teeth whitening pricing", "pricing for in-office teeth whitening", false, ""},
-	{"Braces wire poking cheek", "a braces wire that is poking their cheek", false, ""},
-	{"Question about prescribed pain medication", "the pain medication prescribed after their procedure", false, ""},
-	{"Sensitivity to cold after filling", "sensitivity to cold since a filling last week", false, ""},
-	{"Denture broke in half", "a denture that broke in half", false, ""},
-	{"Confirming appointment time Monday", "confirming the time of their appointment on Monday", false, ""},
-	{"Pharmacy calling about a prescription", "a prescription sent over by the office", false, "Lakeview Pharmacy"},
-	{"Dental lab calling about crown delivery", "the delivery date of a crown case", false, "Precision Dental Lab"},
-	{"Insurance verifying patient eligibility", "verifying a patient's eligibility and benefits", false, "Midwest Dental Benefits"},
-	{"Swollen gums and bad taste", "swollen gums and a bad taste in the mouth", false, ""},
-	{"Night guard cracked", "a cracked night guard", false, ""},
-	{"Asking if office is open Saturday", "whether the office is open on Saturday", false, ""},
-	{"Update address and insurance information", "updating their address and insurance information", false, ""},
-	{"Clear aligner consultation request", "a consultation for clear aligners", false, ""},
-	{"Temporary crown feels loose", "a temporary crown that feels loose", false, ""},
-	{"Jaw pain when chewing", "jaw pain when chewing", false, ""},
-	{"Possible dry socket after extraction", "possible dry socket after an extraction on Tuesday", false, ""},
-	{"Question about referral to oral surgeon", "the referral to the oral surgeon", false, ""},
-	{"Wants to add family member as new patient", "adding a family member as a new patient", false, ""},
-	{"Running 15 minutes late for appointment", "running about 15 minutes late for their appointment", false, ""},
-	{"Payment plan for root canal", "setting up a payment plan for a root canal", false, ""},
-	{"Booking child's first dental visit", "booking their child's first dental visit", false, ""},
-	{"Abscess, fever and facial swelling", "a suspected abscess with fever and facial swelling", true, ""},
-}
-
-var (
-	plumbingIVR = []string{"2 - Schedule service", "3 - Billing", "0 - Operator", "2 - Schedule service"}
-	dentalIVR   = []string{"1 - Existing patients", "2 - New patients", "3 - Billing and insurance", "1 - Existing patients"}
-	wrongNumber = []string{"a pizza restaurant", "the pharmacy", "a dentist across town", "their cousin", "the county clerk", "a hair salon"}
-	spamTopics  = []string{"an extended car warranty", "lowering credit card interest", "business listing verification", "solar panel financing"}
-)
-
 // seedMessage is a generated message, in the columns Seed fills, plus what its recording
 // needs.
 type seedMessage struct {
 	acct           *seedAccount
 	uuid           string
-	agent          *seedAgent
+	agent          *demo.Agent
 	activities     int
 	callID         *int64
 	chatID         *int64
@@ -588,7 +447,7 @@ func insertMessages(ctx context.Context, tx *sql.Tx, msgs []*seedMessage) error 
 		var agentID *int64
 		var receiver *string
 		if m.agent != nil {
-			agentID, receiver = &m.agent.id, &m.agent.name
+			agentID, receiver = &m.agent.ID, &m.agent.Name
 		}
 		var didID *int64
 		if m.callID != nil || m.origin == answerdesk.OriginSMS {
@@ -637,15 +496,15 @@ func (g *gen) callerNumber(a *seedAccount) (e164, area, line string) {
 // message generates the message created at `at` (unix ms) on account a, with a status
 // consistent with its age at now.
 func (g *gen) message(a *seedAccount, at, now int64) *seedMessage {
-	m := &seedMessage{acct: a, uuid: randUUID(g.r), origin: g.origin(), created: at, answers: "{}"}
+	m := &seedMessage{acct: a, uuid: demo.UUID(g.r), origin: g.origin(), created: at, answers: "{}"}
 	call := m.origin == answerdesk.OriginCall || m.origin == answerdesk.OriginAICall
 	switch m.origin {
 	case answerdesk.OriginCall:
-		m.agent = &seedAgents[g.r.IntN(len(seedAgents))]
+		m.agent = &demo.Agents[g.r.IntN(len(demo.Agents))]
 	case answerdesk.OriginAICall:
-		m.agent = &seedAIAgent
+		m.agent = &demo.AIAgent
 	case answerdesk.OriginChat:
-		m.agent = &seedAgents[g.r.IntN(len(seedAgents))]
+		m.agent = &demo.Agents[g.r.IntN(len(demo.Agents))]
 		g.chatID += int64(g.between(1, 9))
 		m.chatID = ptr(g.chatID)
 	case answerdesk.OriginAPI:
@@ -681,11 +540,11 @@ func (g *gen) nonMessage(m *seedMessage) {
 		m.content = "Caller hung up before leaving a message. Caller ID " + *m.callerID + "."
 	case u < 3:
 		kind, disp = "wrong_number", "Wrong number"
-		m.first = ptr(g.pick(seedFirstNames))
-		m.content = fmt.Sprintf("%s was trying to reach %s. Wrong number; no message taken.", *m.first, g.pick(wrongNumber))
+		m.first = ptr(g.pick(demo.FirstNames))
+		m.content = fmt.Sprintf("%s was trying to reach %s. Wrong number; no message taken.", *m.first, g.pick(demo.WrongNumbers))
 	default:
 		kind, disp = "spam", "Spam"
-		m.content = fmt.Sprintf("Recorded sales call about %s. No message taken.", g.pick(spamTopics))
+		m.content = fmt.Sprintf("Recorded sales call about %s. No message taken.", g.pick(demo.SpamTopics))
 	}
 	m.nonMessageType, m.disposition = ptr(kind), ptr(disp)
 }
@@ -693,21 +552,21 @@ func (g *gen) nonMessage(m *seedMessage) {
 // body fills a real message: who called, why, how to reach them, and the message text.
 func (g *gen) body(m *seedMessage, e164, area, line string) {
 	a := m.acct
-	reasons, places := plumbingReasons, acmePlaces
+	reasons, places := demo.PlumbingReasons, demo.AcmePlaces
 	if a.dental {
-		reasons, places = dentalReasons, birchPlaces
+		reasons, places = demo.DentalReasons, demo.BirchPlaces
 	}
 	rs := reasons[g.r.IntN(len(reasons))]
-	first, last := g.pick(seedFirstNames), g.pick(seedLastNames)
+	first, last := g.pick(demo.FirstNames), g.pick(demo.LastNames)
 	m.first, m.last = &first, &last
 	name := first + " " + last
 	switch {
-	case rs.company != "":
-		m.company = ptr(rs.company)
+	case rs.Company != "":
+		m.company = ptr(rs.Company)
 	case !a.dental && g.chance(0.15):
-		m.company = ptr(g.pick(seedCompanies))
+		m.company = ptr(g.pick(demo.Companies))
 	}
-	m.emergency = rs.emergency && g.chance(0.85)
+	m.emergency = rs.Emergency && g.chance(0.85)
 
 	// The callback number: usually the caller's own, written as the caller gave it.
 	callback := fmt.Sprintf("(%s) 555-%s", area, line)
@@ -721,10 +580,10 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 	m.phone = &callback
 	if m.origin == answerdesk.OriginEmail || m.origin == answerdesk.OriginWeb || m.origin == answerdesk.OriginChat || g.chance(0.2) {
 		local := strings.ToLower(strings.ReplaceAll(first+"."+last, "'", ""))
-		m.email = ptr(local + "@" + g.pick(seedEmailDomains))
+		m.email = ptr(local + "@" + g.pick(demo.EmailDomains))
 	}
 	if m.origin == answerdesk.OriginEmail {
-		m.emailSubject = ptr(rs.reason)
+		m.emailSubject = ptr(rs.Reason)
 	}
 	if m.origin == answerdesk.OriginCall && g.chance(0.7) {
 		switch {
@@ -733,28 +592,28 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 		case m.emergency:
 			m.ivr = ptr("1 - Emergency service")
 		case a.dental:
-			m.ivr = ptr(g.pick(dentalIVR))
+			m.ivr = ptr(g.pick(demo.DentalIVR))
 		default:
-			m.ivr = ptr(g.pick(plumbingIVR))
+			m.ivr = ptr(g.pick(demo.PlumbingIVR))
 		}
 	}
 	var address string
 	if !a.dental && g.chance(0.6) || a.dental && g.chance(0.1) {
 		p := places[g.r.IntN(len(places))]
-		address = fmt.Sprintf("%d %s", g.between(10, 2999), g.pick(seedStreets))
-		m.address, m.city, m.state, m.zip = ptr(address), ptr(p.city), ptr(p.state), ptr(p.zip)
+		address = fmt.Sprintf("%d %s", g.between(10, 2999), g.pick(demo.Streets))
+		m.address, m.city, m.state, m.zip = ptr(address), ptr(p.City), ptr(p.State), ptr(p.Zip)
 	}
 	if g.chance(0.15) {
-		m.heard = ptr(g.pick(seedHeardFrom))
+		m.heard = ptr(g.pick(demo.HeardFrom))
 	}
 	if g.chance(0.05) {
 		_, area2, line2 := g.callerNumber(a)
 		m.altPhone = ptr(fmt.Sprintf("(%s) 555-%s", area2, line2))
 	}
 	if g.chance(0.05) {
-		m.note = ptr(g.pick(seedNotes))
+		m.note = ptr(g.pick(demo.Notes))
 	}
-	best := g.pick(seedBestTimes)
+	best := g.pick(demo.BestTimes)
 	if m.emergency {
 		best = "As soon as possible"
 	}
@@ -766,19 +625,19 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 	var b strings.Builder
 	switch m.origin {
 	case answerdesk.OriginCall:
-		fmt.Fprintf(&b, "%s called about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s called about %s.", who, rs.About)
 	case answerdesk.OriginAICall:
-		fmt.Fprintf(&b, "%s called and spoke with the AI receptionist about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s called and spoke with the AI receptionist about %s.", who, rs.About)
 	case answerdesk.OriginChat:
-		fmt.Fprintf(&b, "%s started a website chat about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s started a website chat about %s.", who, rs.About)
 	case answerdesk.OriginSMS:
-		fmt.Fprintf(&b, "%s sent a text message about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s sent a text message about %s.", who, rs.About)
 	case answerdesk.OriginEmail:
-		fmt.Fprintf(&b, "%s emailed about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s emailed about %s.", who, rs.About)
 	case answerdesk.OriginWeb:
-		fmt.Fprintf(&b, "%s submitted the website contact form about %s.", who, rs.about)
+		fmt.Fprintf(&b, "%s submitted the website contact form about %s.", who, rs.About)
 	default:
-		fmt.Fprintf(&b, "Message from %s about %s.", who, rs.about)
+		fmt.Fprintf(&b, "Message from %s about %s.", who, rs.About)
 	}
 	switch {
 	case m.emergency && a.dental:
@@ -809,7 +668,7 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 	m.disposition = &disp
 
 	if g.chance(0.7) {
-		ans := map[string]any{"Callback number": callback, "Reason for call": rs.reason, "Best time to call": best}
+		ans := map[string]any{"Callback number": callback, "Reason for call": rs.Reason, "Best time to call": best}
 		if a.dental {
 			ans["Existing patient?"] = g.pick([]string{"Yes", "Yes", "No"})
 		} else if address != "" {
@@ -906,7 +765,7 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 	audioSince := now.Add(-audioRetentionDay * 24 * time.Hour).UnixMilli()
 	recs := make([]*seedRecording, len(chosen))
 	for i, m := range chosen {
-		rec := &seedRecording{msg: m, callSID: "CA" + randHex(g.r, 16), startClient: "pstn", endClient: "agent_desktop"}
+		rec := &seedRecording{msg: m, callSID: "CA" + demo.Hex(g.r, 16), startClient: "pstn", endClient: "agent_desktop"}
 		g.cdrID += int64(g.between(1, 60))
 		g.uniqID += int64(g.between(1, 900))
 		rec.cdrID, rec.uniqID = g.cdrID, g.uniqID
@@ -973,8 +832,8 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 		m := rec.msg
 		var id int64
 		err := stmt.QueryRowContext(ctx, m.acct.id, *m.callID, rec.callSID, m.acct.did, *m.callerID,
-			m.agent.username, rec.start, rec.audio, rec.cdrID, rec.uniqID, m.agent.id, rec.originalCallID,
-			rec.startClient, rec.endClient, *m.callerID, m.acct.did, m.acct.did, m.agent.name, rec.skillName, rec.skillID,
+			m.agent.Username, rec.start, rec.audio, rec.cdrID, rec.uniqID, m.agent.ID, rec.originalCallID,
+			rec.startClient, rec.endClient, *m.callerID, m.acct.did, m.acct.did, m.agent.Name, rec.skillName, rec.skillID,
 			rec.whoHungUp, rec.conn, rec.ivr, rec.wait, rec.talk, rec.hold, rec.transfer, rec.wrap,
 			rec.start, rec.answer, rec.end, rec.end, rec.start).Scan(&id)
 		if err != nil {
@@ -983,109 +842,9 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 		if !rec.audio {
 			continue
 		}
-		if _, err := audio.ExecContext(ctx, id, demoWAV(id), rec.end+int64(rec.wrap)*1000); err != nil {
+		if _, err := audio.ExecContext(ctx, id, demo.WAV(id), rec.end+int64(rec.wrap)*1000); err != nil {
 			return fmt.Errorf("insert recording audio: %w", err)
 		}
 	}
 	return nil
-}
-
-// WAV format of the demo audio: 8 kHz, 8-bit unsigned PCM, mono.
-const (
-	wavRate = 8000
-	wavBits = 8
-)
-
-// demoWAV returns a playable WAV of 2 to 4 seconds: a few beeps whose pitch, length and
-// count depend on the recording id.
-func demoWAV(id int64) []byte {
-	r := rand.New(rand.NewPCG(uint64(id), 0x77617665))
-	samples := wavRate * (4 + r.IntN(5)) / 2 // 2.0, 2.5 ... 4.0 s; always even
-	pcm := make([]byte, samples)
-	for i := range pcm {
-		pcm[i] = 128
-	}
-	freqs := []float64{440, 523.25, 587.33, 659.25, 697, 770, 784, 852, 880, 941, 987.77, 1046.5, 1209, 1336}
-	fade := wavRate / 200 // 5 ms ramps, no clicks
-	pos := wavRate / 10
-	for pos < samples-wavRate/10 {
-		n := min(wavRate*(150+r.IntN(300))/1000, samples-wavRate/20-pos)
-		f1, f2 := freqs[r.IntN(len(freqs))], 0.0
-		if r.IntN(3) == 0 {
-			f2 = freqs[r.IntN(len(freqs))] // a two-tone beep
-		}
-		for i := 0; i < n; i++ {
-			t := float64(i) / wavRate
-			v := math.Sin(2 * math.Pi * f1 * t)
-			if f2 != 0 {
-				v = (v + math.Sin(2*math.Pi*f2*t)) / 2
-			}
-			env := min(1, float64(i)/float64(fade), float64(n-1-i)/float64(fade))
-			pcm[pos+i] = byte(128 + math.Round(90*env*v))
-		}
-		pos += n + wavRate*(80+r.IntN(250))/1000
-	}
-	return wavFile(pcm)
-}
-
-// wavFile wraps 8-bit mono PCM samples in a RIFF/WAVE header.
-func wavFile(pcm []byte) []byte {
-	b := make([]byte, 44, 44+len(pcm)+1)
-	le := binary.LittleEndian
-	copy(b[0:], "RIFF")
-	copy(b[8:], "WAVE")
-	copy(b[12:], "fmt ")
-	le.PutUint32(b[16:], 16)
-	le.PutUint16(b[20:], 1) // PCM
-	le.PutUint16(b[22:], 1) // mono
-	le.PutUint32(b[24:], wavRate)
-	le.PutUint32(b[28:], wavRate*wavBits/8)
-	le.PutUint16(b[32:], wavBits/8)
-	le.PutUint16(b[34:], wavBits)
-	copy(b[36:], "data")
-	le.PutUint32(b[40:], uint32(len(pcm)))
-	b = append(b, pcm...)
-	if len(pcm)%2 == 1 {
-		b = append(b, 0) // chunks are word aligned
-	}
-	le.PutUint32(b[4:], uint32(len(b)-8))
-	return b
-}
-
-// randUUID returns a version-4 UUID built from r.
-func randUUID(r *rand.Rand) string {
-	var u [16]byte
-	binary.BigEndian.PutUint64(u[:8], r.Uint64())
-	binary.BigEndian.PutUint64(u[8:], r.Uint64())
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	var s [36]byte
-	hex.Encode(s[0:8], u[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], u[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], u[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], u[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], u[10:])
-	return string(s[:])
-}
-
-// randHex returns n random bytes from r in hex.
-func randHex(r *rand.Rand, n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return hex.EncodeToString(b)
-}
-
-// randToken returns a customer API token built from r.
-func randToken(r *rand.Rand) string {
-	b := make([]byte, 32)
-	for i := 0; i < 32; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	return answerdesk.TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 }

@@ -26,11 +26,21 @@ func printAccounts(w io.Writer, list []*answerdesk.AccountDetail) error {
 	return tw.Flush()
 }
 
+// printAccount returns what prints the account a service call returns, or passes on its
+// error.
+func printAccount(w io.Writer) func(*answerdesk.AccountDetail, error) error {
+	return func(a *answerdesk.AccountDetail, err error) error {
+		if err != nil {
+			return err
+		}
+		return printAccounts(w, []*answerdesk.AccountDetail{a})
+	}
+}
+
 func runAccountCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("account create", "--number N --name NAME [--time-zone ZONE] [--sms-number +1...]... [--sending-domain DOMAIN]... [--db FILE]",
+	c := newDBCommand("account create", "--number N --name NAME [--time-zone ZONE] [--sms-number +1...]... [--sending-domain DOMAIN]... [--db FILE]",
 		"Create a customer account with the SMS-enabled numbers its SMS To Dos send from and the\n"+
 			"authenticated domains its email To Dos send from (adding a domain vouches for its SPF and DKIM).", stdout)
-	path := c.db()
 	req := &answerdesk.AccountCreate{}
 	c.fs.StringVar(&req.Number, "number", "", "account `number`, 1 to 20 digits (required)")
 	c.fs.StringVar(&req.Name, "name", "", "account `name` (required)")
@@ -45,47 +55,30 @@ func runAccountCreate(ctx context.Context, args []string, _ io.Reader, stdout, _
 		return usagef("account create: --number and --name are required")
 	}
 	req.SMSNumbers, req.SendingDomains = sms, domains
-	db, admins, err := adminService(ctx, *path, false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	a, err := admins.CreateAccount(ctx, answerdesk.SystemCaller(), req)
-	if err != nil {
-		return err
-	}
-	return printAccounts(stdout, []*answerdesk.AccountDetail{a})
+	return c.withAdmin(ctx, false, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		return printAccount(stdout)(admins.CreateAccount(ctx, sys, req))
+	})
 }
 
 func runAccountList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("account list", "[--db FILE]", "List every account with its SMS numbers and sending domains.", stdout)
-	path := c.db()
+	c := newDBCommand("account list", "[--db FILE]", "List every account with its SMS numbers and sending domains.", stdout)
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	accounts := store.NewAccountService(db)
-	var all []*answerdesk.AccountDetail
-	for page := 1; ; page++ {
-		list, meta, err := accounts.FindAccounts(ctx, answerdesk.SystemCaller(), answerdesk.Paging{Page: page, PageSize: answerdesk.MaxAccountPageSize})
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		accounts, sys := store.NewAccountService(db), answerdesk.SystemCaller()
+		all, err := allPages(answerdesk.MaxAccountPageSize, func(p answerdesk.Paging) ([]*answerdesk.AccountDetail, answerdesk.PageMeta, error) {
+			return accounts.FindAccounts(ctx, sys, p)
+		})
 		if err != nil {
 			return err
 		}
-		all = append(all, list...)
-		if meta.TotalPages == nil || page >= *meta.TotalPages {
-			break
-		}
-	}
-	return printAccounts(stdout, all)
+		return printAccounts(stdout, all)
+	})
 }
 
 func runAccountShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("account show", "--number N [--db FILE]", "Show one account.", stdout)
-	path := c.db()
+	c := newDBCommand("account show", "--number N [--db FILE]", "Show one account.", stdout)
 	number := c.fs.String("number", "", "account `number` (required)")
 	if _, err := c.parse(args); err != nil {
 		return err
@@ -93,21 +86,13 @@ func runAccountShow(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if *number == "" {
 		return usagef("account show: --number is required")
 	}
-	db, admins, err := adminService(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	a, err := admins.FindAccount(ctx, answerdesk.SystemCaller(), *number)
-	if err != nil {
-		return err
-	}
-	return printAccounts(stdout, []*answerdesk.AccountDetail{a})
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		return printAccount(stdout)(admins.FindAccount(ctx, sys, *number))
+	})
 }
 
 func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("account update", "--number N [--name NAME] [--time-zone ZONE] [--db FILE]", "Change an account's name or time zone.", stdout)
-	path := c.db()
+	c := newDBCommand("account update", "--number N [--name NAME] [--time-zone ZONE] [--db FILE]", "Change an account's name or time zone.", stdout)
 	number := c.fs.String("number", "", "account `number` (required)")
 	var name, zone optString
 	c.fs.Var(&name, "name", "new account `name`")
@@ -121,16 +106,9 @@ func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	if name.v == nil && zone.v == nil {
 		return usagef("account update: nothing to change (give --name or --time-zone)")
 	}
-	db, admins, err := adminService(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	a, err := admins.UpdateAccount(ctx, answerdesk.SystemCaller(), *number, &answerdesk.AccountUpdate{Name: name.v, TimeZone: zone.v})
-	if err != nil {
-		return err
-	}
-	return printAccounts(stdout, []*answerdesk.AccountDetail{a})
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		return printAccount(stdout)(admins.UpdateAccount(ctx, sys, *number, &answerdesk.AccountUpdate{Name: name.v, TimeZone: zone.v}))
+	})
 }
 
 // accountEdit returns the command that adds or removes one SMS number, sending domain or
@@ -143,8 +121,7 @@ func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reade
 	}[sub]
 	return func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 		path := "account " + sub
-		c := newCommand(path, "--number N --"+flagName+" VALUE [--db FILE]", accountEditAbout[sub], stdout)
-		db := c.db()
+		c := newDBCommand(path, "--number N --"+flagName+" VALUE [--db FILE]", accountEditAbout[sub], stdout)
 		number := c.fs.String("number", "", "account `number` (required)")
 		value := c.fs.String(flagName, "", "the `value` (required)")
 		if _, err := c.parse(args); err != nil {
@@ -153,24 +130,19 @@ func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reade
 		if *number == "" || *value == "" {
 			return usagef("%s: --number and --%s are required", path, flagName)
 		}
-		conn, admins, err := adminService(ctx, *db, true)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		sys := answerdesk.SystemCaller()
-		var a *answerdesk.AccountDetail
-		switch sub {
-		case "add-sms-number":
-			a, err = admins.AddSMSNumber(ctx, sys, *number, *value)
-		case "remove-sms-number":
-			a, err = admins.RemoveSMSNumber(ctx, sys, *number, *value)
-		case "add-sending-domain":
-			a, err = admins.AddSendingDomain(ctx, sys, *number, *value)
-		case "remove-sending-domain":
-			a, err = admins.RemoveSendingDomain(ctx, sys, *number, *value)
-		case "blacklist", "unblacklist":
+		return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+			switch sub {
+			case "add-sms-number":
+				return printAccount(stdout)(admins.AddSMSNumber(ctx, sys, *number, *value))
+			case "remove-sms-number":
+				return printAccount(stdout)(admins.RemoveSMSNumber(ctx, sys, *number, *value))
+			case "add-sending-domain":
+				return printAccount(stdout)(admins.AddSendingDomain(ctx, sys, *number, *value))
+			case "remove-sending-domain":
+				return printAccount(stdout)(admins.RemoveSendingDomain(ctx, sys, *number, *value))
+			}
 			var e *answerdesk.BlacklistEntry
+			var err error
 			if sub == "blacklist" {
 				e, err = admins.AddBlacklistedEmail(ctx, sys, *number, *value)
 			} else {
@@ -182,11 +154,7 @@ func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reade
 			verb := map[string]string{"blacklist": "is blacklisted", "unblacklist": "is no longer blacklisted"}[sub]
 			fmt.Fprintln(stdout, e.Email, verb)
 			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return printAccounts(stdout, []*answerdesk.AccountDetail{a})
+		})
 	}
 }
 

@@ -28,37 +28,29 @@ func openDB(ctx context.Context, path string, mustExist bool) (*store.DB, error)
 }
 
 func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
-	c := newCommand("migrate", "[--db FILE]", "Create the database, or upgrade its schema to this version's (serve does it on start too).", stdout)
-	path := c.db()
+	c := newDBCommand("migrate", "[--db FILE]", "Create the database, or upgrade its schema to this version's (serve does it on start too).", stdout)
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *path, false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	fmt.Fprintln(stdout, "database", store.DisplayName(*path), "is migrated")
-	return nil
+	return c.withDB(ctx, false, func(*store.DB) error {
+		fmt.Fprintln(stdout, "database", store.DisplayName(*c.dbPath), "is migrated")
+		return nil
+	})
 }
 
 func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
-	c := newCommand("seed", "[--db FILE]", "Load the demo data (what serve --demo does). Loading it twice changes nothing.", stdout)
-	path := c.db()
+	c := newDBCommand("seed", "[--db FILE]", "Load the demo data (what serve --demo does). Loading it twice changes nothing.", stdout)
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *path, false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	demo, err := store.Seed(ctx, db, store.SeedOptions{})
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
-	fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*path), demo.Token, demo.AdminToken)
-	return nil
+	return c.withDB(ctx, false, func(db *store.DB) error {
+		demo, err := store.Seed(ctx, db, store.SeedOptions{})
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*c.dbPath), demo.Token, demo.AdminToken)
+		return nil
+	})
 }
 
 // userID resolves --user EMAIL to an id; "" is 0 (every user).
@@ -74,9 +66,8 @@ func userID(ctx context.Context, db *store.DB, email string) (int64, error) {
 }
 
 func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("token create", "--user EMAIL [--name NAME] [--db FILE]",
+	c := newDBCommand("token create", "--user EMAIL [--name NAME] [--db FILE]",
 		"Create a customer API token for a user and print it alone on stdout. It is shown once: only its hash is stored.", stdout)
-	path := c.db()
 	email := c.fs.String("user", "", "`email` of the token's user (required)")
 	name := c.fs.String("name", "API token", "a `name` to tell the token apart in listings")
 	if _, err := c.parse(args); err != nil {
@@ -85,55 +76,47 @@ func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if *email == "" {
 		return usagef("token create: --user is required")
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	id, err := userID(ctx, db, *email)
-	if err != nil {
-		return err
-	}
-	_, plain, err := store.NewTokenService(db).CreateToken(ctx, id, *name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, plain)
-	return nil
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		id, err := userID(ctx, db, *email)
+		if err != nil {
+			return err
+		}
+		_, plain, err := store.NewTokenService(db).CreateToken(ctx, id, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, plain)
+		return nil
+	})
 }
 
 func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("token list", "[--user EMAIL] [--db FILE]", "List API tokens, newest first: every user's, or one user's with --user. Tokens show their prefix only.", stdout)
-	path := c.db()
+	c := newDBCommand("token list", "[--user EMAIL] [--db FILE]", "List API tokens, newest first: every user's, or one user's with --user. Tokens show their prefix only.", stdout)
 	email := c.fs.String("user", "", "list only this user's tokens (`email`)")
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	id, err := userID(ctx, db, *email)
-	if err != nil {
-		return err
-	}
-	list, err := store.NewTokenService(db).ListTokens(ctx, id)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUSER\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
-	for _, t := range list {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s…\t%s\t%s\t%s\n", t.ID, t.UserEmail, t.Name, t.Prefix, t.CreatedAt, timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
-	}
-	return tw.Flush()
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		id, err := userID(ctx, db, *email)
+		if err != nil {
+			return err
+		}
+		list, err := store.NewTokenService(db).ListTokens(ctx, id)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tUSER\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
+		for _, t := range list {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s…\t%s\t%s\t%s\n", t.ID, t.UserEmail, t.Name, t.Prefix, t.CreatedAt, timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
+		}
+		return tw.Flush()
+	})
 }
 
 func runTokenRevoke(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("token revoke", "ID [--user EMAIL] [--db FILE]", "Revoke an API token by its id (the ID column of token list). It stops working at once.", stdout)
+	c := newDBCommand("token revoke", "ID [--user EMAIL] [--db FILE]", "Revoke an API token by its id (the ID column of token list). It stops working at once.", stdout)
 	c.maxArgs = 1
-	path := c.db()
 	email := c.fs.String("user", "", "revoke only if the token is this user's (`email`)")
 	pos, err := c.parse(args)
 	if err != nil {
@@ -146,20 +129,17 @@ func runTokenRevoke(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if err != nil || id < 1 {
 		return usagef("token revoke: %q is not a token ID", pos[0])
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	uid, err := userID(ctx, db, *email)
-	if err != nil {
-		return err
-	}
-	if err := store.NewTokenService(db).RevokeToken(ctx, uid, id); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, "token", id, "revoked")
-	return nil
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		uid, err := userID(ctx, db, *email)
+		if err != nil {
+			return err
+		}
+		if err := store.NewTokenService(db).RevokeToken(ctx, uid, id); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "token", id, "revoked")
+		return nil
+	})
 }
 
 func timeOrDash(t *answerdesk.Time) string {
@@ -182,21 +162,11 @@ func readPassword(stdin io.Reader) (string, error) {
 	return line, nil
 }
 
-// adminService opens the database and returns the provisioning service the admin API uses.
-func adminService(ctx context.Context, path string, mustExist bool) (*store.DB, *store.AdminService, error) {
-	db, err := openDB(ctx, path, mustExist)
-	if err != nil {
-		return nil, nil, err
-	}
-	return db, store.NewAdminService(db, nil), nil
-}
-
 func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("user create", "--email EMAIL [--password-stdin] [--admin] [--account NUMBER]... [--db FILE]",
+	c := newDBCommand("user create", "--email EMAIL [--password-stdin] [--admin] [--account NUMBER]... [--db FILE]",
 		"Create a user, a member of the given accounts (create them first with answerdesk account create).\n"+
 			"Without --password-stdin the user cannot sign in on the web until a password is set with\n"+
 			"answerdesk user update --password-stdin; API tokens work regardless.", stdout)
-	path := c.db()
 	email := c.fs.String("email", "", "the user's `email` (sign-in name; required)")
 	passwordStdin := c.fs.Bool("password-stdin", false, "read the password from the first line of standard input (never taken as an argument)")
 	admin := c.fs.Bool("admin", false, "make the user an admin (sees every account, may provision)")
@@ -216,20 +186,17 @@ func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		}
 		req.Password = p
 	}
-	db, admins, err := adminService(ctx, *path, false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	u, err := admins.CreateUser(ctx, answerdesk.SystemCaller(), req)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "user %d created: %s\n", u.ID, u.Email)
-	if !u.HasPassword {
-		fmt.Fprintf(stdout, "no password: set one with  answerdesk user update --db %s --email %s --password-stdin\n", store.DisplayName(*path), u.Email)
-	}
-	return nil
+	return c.withAdmin(ctx, false, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		u, err := admins.CreateUser(ctx, sys, req)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "user %d created: %s\n", u.ID, u.Email)
+		if !u.HasPassword {
+			fmt.Fprintf(stdout, "no password: set one with  answerdesk user update --db %s --email %s --password-stdin\n", store.DisplayName(*c.dbPath), u.Email)
+		}
+		return nil
+	})
 }
 
 func printUsers(w io.Writer, users []*answerdesk.UserDetail) error {
@@ -245,29 +212,30 @@ func printUsers(w io.Writer, users []*answerdesk.UserDetail) error {
 	return tw.Flush()
 }
 
-func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("user list", "[--db FILE]", "List every user with their accounts.", stdout)
-	path := c.db()
-	if _, err := c.parse(args); err != nil {
-		return err
-	}
-	db, admins, err := adminService(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	var all []*answerdesk.UserDetail
-	for page := 1; ; page++ {
-		list, meta, err := admins.FindUsers(ctx, answerdesk.SystemCaller(), answerdesk.Paging{Page: page, PageSize: answerdesk.MaxUserPageSize})
+// printUser returns what prints the user a service call returns, or passes on its error.
+func printUser(w io.Writer) func(*answerdesk.UserDetail, error) error {
+	return func(u *answerdesk.UserDetail, err error) error {
 		if err != nil {
 			return err
 		}
-		all = append(all, list...)
-		if meta.TotalPages == nil || page >= *meta.TotalPages {
-			break
-		}
+		return printUsers(w, []*answerdesk.UserDetail{u})
 	}
-	return printUsers(stdout, all)
+}
+
+func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newDBCommand("user list", "[--db FILE]", "List every user with their accounts.", stdout)
+	if _, err := c.parse(args); err != nil {
+		return err
+	}
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		all, err := allPages(answerdesk.MaxUserPageSize, func(p answerdesk.Paging) ([]*answerdesk.UserDetail, answerdesk.PageMeta, error) {
+			return admins.FindUsers(ctx, sys, p)
+		})
+		if err != nil {
+			return err
+		}
+		return printUsers(stdout, all)
+	})
 }
 
 // userRef takes the user from --email or a positional id.
@@ -285,9 +253,8 @@ func userRef(path string, email string, pos []string) (string, error) {
 }
 
 func runUserShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("user show", "(--email EMAIL | ID) [--db FILE]", "Show one user.", stdout)
+	c := newDBCommand("user show", "(--email EMAIL | ID) [--db FILE]", "Show one user.", stdout)
 	c.maxArgs = 1
-	path := c.db()
 	email := c.fs.String("email", "", "the user's `email`")
 	pos, err := c.parse(args)
 	if err != nil {
@@ -297,24 +264,16 @@ func runUserShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 	if err != nil {
 		return err
 	}
-	db, admins, err := adminService(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	u, err := admins.FindUser(ctx, answerdesk.SystemCaller(), ref)
-	if err != nil {
-		return err
-	}
-	return printUsers(stdout, []*answerdesk.UserDetail{u})
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		return printUser(stdout)(admins.FindUser(ctx, sys, ref))
+	})
 }
 
 func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("user update", "(--email EMAIL | ID) [--account NUMBER]... [--admin=true|false] [--disable | --enable] [--password-stdin] [--db FILE]",
+	c := newDBCommand("user update", "(--email EMAIL | ID) [--account NUMBER]... [--admin=true|false] [--disable | --enable] [--password-stdin] [--db FILE]",
 		"Change a user. --account replaces their memberships; --disable stops their API tokens, OAuth\n"+
 			"grants and web sessions at once; --enable lets their API tokens work again.", stdout)
 	c.maxArgs = 1
-	path := c.db()
 	email := c.fs.String("email", "", "the user's `email`")
 	var accounts stringList
 	c.fs.Var(&accounts, "account", "account `number` the user is a member of (repeatable; replaces the memberships)")
@@ -352,24 +311,16 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if req.Accounts == nil && req.Admin == nil && req.Disabled == nil && req.Password == nil {
 		return usagef("user update: nothing to change (give --account, --admin, --disable, --enable or --password-stdin)")
 	}
-	db, admins, err := adminService(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	u, err := admins.UpdateUser(ctx, answerdesk.SystemCaller(), ref, req)
-	if err != nil {
-		return err
-	}
-	return printUsers(stdout, []*answerdesk.UserDetail{u})
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		return printUser(stdout)(admins.UpdateUser(ctx, sys, ref, req))
+	})
 }
 
 func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("db backup", "--to FILE [--db FILE]",
+	c := newDBCommand("db backup", "--to FILE [--db FILE]",
 		"Write a consistent copy of the database to a new file (SQLite VACUUM INTO), safe while serve\n"+
 			"runs, and check it. To restore, stop serve and copy the backup over the database file\n"+
 			"(removing any -wal and -shm files beside it).", stdout)
-	path := c.db()
 	to := c.fs.String("to", "", "the backup `file` to create (must not exist)")
 	if _, err := c.parse(args); err != nil {
 		return err
@@ -377,20 +328,17 @@ func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 	if *to == "" {
 		return usagef("db backup: --to is required")
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if err := db.Backup(ctx, *to); err != nil {
-		return err
-	}
-	info, err := os.Stat(*to)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, integrity ok)\n", *path, *to, info.Size())
-	return nil
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		if err := db.Backup(ctx, *to); err != nil {
+			return err
+		}
+		info, err := os.Stat(*to)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, integrity ok)\n", *c.dbPath, *to, info.Size())
+		return nil
+	})
 }
 
 func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -445,29 +393,25 @@ func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 }
 
 func runDBResetSigningKey(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newCommand("db reset-signing-key", "[--db FILE]",
+	c := newDBCommand("db reset-signing-key", "[--db FILE]",
 		"Forget the signing key the database was first served with, so that the next serve accepts a\n"+
 			"new one. Only for a key lost for good: webhook credentials (Basic auth passwords, header\n"+
 			"values, signing secrets) sealed with the old key cannot be opened and must be set again.\n"+
 			"Every replica must then start with the same new key.", stdout)
-	path := c.db()
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *path, true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	forgot, err := db.ForgetSigningKey(ctx)
-	if err != nil {
-		return err
-	}
-	if !forgot {
-		fmt.Fprintln(stdout, "no signing key was recorded: the next serve records its key")
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		forgot, err := db.ForgetSigningKey(ctx)
+		if err != nil {
+			return err
+		}
+		if !forgot {
+			fmt.Fprintln(stdout, "no signing key was recorded: the next serve records its key")
+			return nil
+		}
+		fmt.Fprintln(stdout, "the signing key is forgotten: the next serve records its key as the database's;"+
+			" set the webhook credentials of delivery methods again (they were sealed with the old key)")
 		return nil
-	}
-	fmt.Fprintln(stdout, "the signing key is forgotten: the next serve records its key as the database's;"+
-		" set the webhook credentials of delivery methods again (they were sealed with the old key)")
-	return nil
+	})
 }

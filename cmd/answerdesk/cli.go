@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/store"
 )
 
 // usageError is a mistake in how a command was called (an unknown command or flag, a bad
@@ -33,6 +35,8 @@ type command struct {
 	out                io.Writer
 	// maxArgs is how many positional arguments it takes.
 	maxArgs int
+	// dbPath is the --db flag's value, once db has added it.
+	dbPath *string
 }
 
 // newCommand returns a command with its own flag set. Flags print their help to out.
@@ -45,7 +49,49 @@ func newCommand(path, usage, about string, out io.Writer) *command {
 
 // db adds the --db flag every data command takes.
 func (c *command) db() *string {
-	return c.fs.String("db", "./data/answerdesk.db", "SQLite database `file`, or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (env ANSWERDESK_DB)")
+	c.dbPath = c.fs.String("db", "./data/answerdesk.db", "SQLite database `file`, or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (env ANSWERDESK_DB)")
+	return c.dbPath
+}
+
+// newDBCommand is newCommand for a command that works on the database named by --db.
+func newDBCommand(path, usage, about string, out io.Writer) *command {
+	c := newCommand(path, usage, about, out)
+	c.db()
+	return c
+}
+
+// withDB opens the --db database, hands it to use and closes it after. With mustExist a
+// missing SQLite file is an error (see openDB).
+func (c *command) withDB(ctx context.Context, mustExist bool, use func(*store.DB) error) error {
+	db, err := openDB(ctx, *c.dbPath, mustExist)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return use(db)
+}
+
+// withAdmin is withDB for the commands that call the provisioning service the admin API
+// uses, as the system caller.
+func (c *command) withAdmin(ctx context.Context, mustExist bool, use func(admins *store.AdminService, sys *answerdesk.Caller) error) error {
+	return c.withDB(ctx, mustExist, func(db *store.DB) error {
+		return use(store.NewAdminService(db, nil), answerdesk.SystemCaller())
+	})
+}
+
+// allPages collects every page of a paged listing, size items a page.
+func allPages[T any](size int, find func(answerdesk.Paging) ([]T, answerdesk.PageMeta, error)) ([]T, error) {
+	var all []T
+	for page := 1; ; page++ {
+		list, meta, err := find(answerdesk.Paging{Page: page, PageSize: size})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
+		if meta.TotalPages == nil || page >= *meta.TotalPages {
+			return all, nil
+		}
+	}
 }
 
 // help writes the command's help text.

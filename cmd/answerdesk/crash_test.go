@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,18 +111,7 @@ func TestDispatchCrashRecovery(t *testing.T) {
 		}
 	}
 	drain := time.Since(restart)
-	if err := second.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-second.exited:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, second.log.String())
-		}
-	case <-time.After(30 * time.Second):
-		second.cmd.Process.Kill()
-		t.Fatal("no exit 30 s after SIGTERM")
-	}
+	terminate(t, second.cmd, second.exited, second.log.String)
 
 	// Every delivery arrived, the duplicates are at most the deliveries in flight.
 	counts, bad := rcv.snapshot()

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -166,19 +165,7 @@ func TestFirstRealDeployment(t *testing.T) {
 		}
 	})
 
-	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, logMu.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no exit 30 s after SIGTERM")
-	}
+	terminate(t, srv, nil, logMu.String)
 	guide := <-guideCh
 	for _, want := range []string{"empty database", "answerdesk account create --db " + db, "answerdesk user create --db " + db, "answerdesk token create --db " + db} {
 		if !strings.Contains(guide, want) {

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -149,19 +148,7 @@ func TestServeBinary(t *testing.T) {
 			t.Fatalf("/metrics with %q: %d, want %d", tc.auth, resp.StatusCode, tc.status)
 		}
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no exit 30 s after SIGTERM")
-	}
+	terminate(t, cmd, nil, func() string { return "" })
 	// The data directory is the service's alone; the database and the key are 0600 (issue 12, finding 6).
 	if info, err := os.Stat(filepath.Join(dir, "data")); err != nil || info.Mode().Perm() != 0o700 {
 		t.Fatalf("data directory: %v %v", info, err)
