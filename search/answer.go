@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"regexp"
@@ -947,21 +948,19 @@ const (
 	rarePrior       = 0.5 // such a section's retrieval score, relative to the best passage's
 )
 
+// heaviestFirst returns a copy of terms, the heaviest first (ties in question order).
+func heaviestFirst(terms []qterm) []qterm {
+	out := slices.Clone(terms)
+	slices.SortStableFunc(out, func(a, b qterm) int { return cmp.Compare(b.weight, a.weight) })
+	return out
+}
+
 // withRareTermSections adds to the retrieved passages the sections holding the question's
 // rarest words. BM25 over a disjunction of every word and synonym scales a passage by the
 // share of the query it matches, so the one section naming the question's most specific
 // word ("SIGTERM") can rank below 32 sections that share its common words ("server").
 func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
-	terms := slices.Clone(q.terms)
-	slices.SortStableFunc(terms, func(a, b qterm) int {
-		switch {
-		case a.weight > b.weight:
-			return -1
-		case a.weight < b.weight:
-			return 1
-		}
-		return 0
-	})
+	terms := heaviestFirst(q.terms)
 	have := map[string]bool{}
 	for _, p := range ps {
 		have[p.URL] = true
@@ -1245,16 +1244,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		onChosenPage := func(x *unit) bool {
 			return slices.ContainsFunc(chosen, func(o scored) bool { return pageOf(o.u) == pageOf(x) })
 		}
-		missing := slices.Clone(q.terms)
-		slices.SortStableFunc(missing, func(a, b qterm) int {
-			switch {
-			case a.weight > b.weight:
-				return -1
-			case a.weight < b.weight:
-				return 1
-			}
-			return 0
-		})
+		missing := heaviestFirst(q.terms)
 		added := 0
 		for _, t := range missing {
 			if added >= maxCoverUnits || len(chosen) >= maxAnswerUnit+maxExtraRows || t.weight < minCoverWeight*q.total {
