@@ -200,9 +200,9 @@ type docPage struct {
 
 func (d *docs) getPage() server.ServerTool {
 	opts := append(readOnly("Read a documentation page"),
-		mcpgo.WithString("path", mcpgo.MaxLength(maxLocatorBytes),
+		mcpgo.WithString("path", mcpgo.MaxLength(maxLocatorLen),
 			mcpgo.Description("The page's path, e.g. /docs/pagination (a bare slug such as pagination, a .md suffix and a #anchor are accepted). /docs lists every page. Give path or url, not both.")),
-		mcpgo.WithString("url", mcpgo.MaxLength(maxLocatorBytes),
+		mcpgo.WithString("url", mcpgo.MaxLength(maxLocatorLen),
 			mcpgo.Description("The page's absolute URL, e.g. "+d.base+"/docs/pagination#page-and-page_size as searchDocumentation returns it. Give path or url, not both.")),
 		outputSchema[docPage]())
 	tool := toolDef("getPage",
@@ -222,11 +222,11 @@ func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
 	if err != nil {
 		return docPage{}, err
 	}
-	path, err := a.str("path", maxLocatorBytes)
+	path, err := a.str("path", maxLocatorLen)
 	if err != nil {
 		return docPage{}, err
 	}
-	u, err := a.str("url", maxLocatorBytes)
+	u, err := a.str("url", maxLocatorLen)
 	if err != nil {
 		return docPage{}, err
 	}

@@ -207,6 +207,12 @@ func TestDocsServer(t *testing.T) {
 		wantToolError(t, call(t, c, "askQuestion", map[string]any{"question": ""}), "question: is required")
 		wantToolError(t, call(t, c, "askQuestion", map[string]any{"question": strings.Repeat("why ", 300)}), "question", "limit of 1000")
 		wantToolError(t, call(t, c, "askQuestion", map[string]any{"question": "x", "lang": "en"}), "lang", "only question")
+		// The schema's maxLength counts characters, and so does the check: 1,000 CJK
+		// characters (3,000 bytes) are a question, 1,001 are not.
+		if res := call(t, c, "askQuestion", map[string]any{"question": strings.Repeat("電", 1000)}); res.IsError {
+			t.Errorf("1000 characters refused: %+v", res.Content)
+		}
+		wantToolError(t, call(t, c, "askQuestion", map[string]any{"question": strings.Repeat("電", 1001)}), "question", "1001 characters", "limit of 1000")
 	})
 }
 

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
@@ -102,10 +103,10 @@ func (c Config) base() string {
 
 // Limits of the endpoint.
 const (
-	maxBodyBytes    = 1 << 20          // a JSON-RPC request body
-	sessionIdleTTL  = 30 * time.Minute // per-session state is dropped after this long idle
-	maxQuestionLen  = 1000             // askQuestion
-	maxLocatorBytes = 2048             // read_page url, getPage path or url
+	maxBodyBytes   = 1 << 20          // a JSON-RPC request body
+	sessionIdleTTL = 30 * time.Minute // per-session state is dropped after this long idle
+	maxQuestionLen = 1000             // askQuestion
+	maxLocatorLen  = 2048             // characters of read_page url, getPage path or url
 )
 
 // Handler serves an MCP server over Streamable HTTP at path (for example /mcp/public):
@@ -527,7 +528,8 @@ func readArgs(req mcpgo.CallToolRequest, known ...string) (args, error) {
 	return args{m: m}, nil
 }
 
-// str returns a string argument ("" when absent or null), trimmed.
+// str returns a string argument ("" when absent or null), trimmed. maxLen counts
+// characters, as the tools' input schemas (JSON Schema maxLength) say.
 func (a args) str(name string, maxLen int) (string, error) {
 	v, ok := a.m[name]
 	if !ok || v == nil {
@@ -538,8 +540,8 @@ func (a args) str(name string, maxLen int) (string, error) {
 		return "", invalidArg(name, fmt.Sprintf("must be a string, not %s", jsonType(v)), "Pass "+name+" as a JSON string.")
 	}
 	s = strings.TrimSpace(s)
-	if len(s) > maxLen {
-		return "", invalidArg(name, fmt.Sprintf("is %d bytes long, over the limit of %d", len(s), maxLen), "Shorten "+name+".")
+	if n := utf8.RuneCountInString(s); n > maxLen {
+		return "", invalidArg(name, fmt.Sprintf("is %d characters long, over the limit of %d", n, maxLen), "Shorten "+name+".")
 	}
 	return s, nil
 }

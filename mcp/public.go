@@ -283,7 +283,7 @@ type pageContent struct {
 
 func (p *publicTools) readPage() server.ServerTool {
 	opts := append(readOnly("Read a page"),
-		mcpgo.WithString("url", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxLocatorBytes),
+		mcpgo.WithString("url", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxLocatorLen),
 			mcpgo.Description("The page to read: an absolute URL of this site (e.g. "+p.base+"/services/live-answering, as search_site and list_services return) or a path (e.g. /docs/errors). A .md suffix, a query and a #fragment are ignored. Section indexes (/, /services, /industries, /locations, /blog, /docs) list their pages.")),
 		outputSchema[pageContent]())
 	tool := toolDef("read_page",
@@ -303,7 +303,7 @@ func (p *publicTools) page(req mcpgo.CallToolRequest) (pageContent, error) {
 	if err != nil {
 		return pageContent{}, err
 	}
-	v, err := a.str("url", maxLocatorBytes)
+	v, err := a.str("url", maxLocatorLen)
 	if err != nil {
 		return pageContent{}, err
 	}
