@@ -11,6 +11,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/internal/testapp"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // (auth, validation, queries, JSON) for one account with 100,000 messages over 60 days.
 func BenchmarkListMessages(b *testing.B) {
 	app := testapp.New(b)
-	if err := store.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
+	if err := demo.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
 		b.Fatal(err)
 	}
 	app.Rest.PageCacheBytes = 1 // the queries and the encoding on every request, not the cache (BenchmarkReadCache)

@@ -28,9 +28,7 @@ func TestAuthenticateTokenVersion(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"1001", "1002", "1003"} {
-		if err := SeedMessages(ctx, db, n, 3, 1, now); err != nil {
-			t.Fatal(err)
-		}
+		insertTestMessages(t, db, n, 3, 1, now)
 	}
 	users, tokens := NewUserService(db), NewTokenService(db)
 	newToken := func(email string, admin bool, accounts ...string) (int64, string) {

@@ -21,9 +21,7 @@ func TestMessageCountsMatchMessages(t *testing.T) {
 			if _, err := db.CreateAccount(ctx, n, "Account "+n, ""); err != nil {
 				t.Fatal(err)
 			}
-			if err := SeedMessages(ctx, db, n, 300, 10, now); err != nil {
-				t.Fatal(err)
-			}
+			insertTestMessages(t, db, n, 300, 10, now)
 		}
 		// Updates of every counted column, and deletes, all through SQL as any future code might.
 		r := rand.New(rand.NewPCG(1, 2))

@@ -28,9 +28,7 @@ func TestDataVersionChangesOnEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SeedMessages(ctx, db, "1001", 5, 1, now); err != nil {
-		t.Fatal(err)
-	}
+	insertTestMessages(t, db, "1001", 5, 1, now)
 	skill := "Sales"
 	rec := &answerdesk.CallRecording{AccountID: acme.ID, CallID: 7, CallSID: "CA1", DIDNumber: "+1", From: "+2",
 		StartedAt: answerdesk.NewTime(now.AddDate(0, 0, -40)), CDR: answerdesk.CDR{ID: 7, UniqueCallID: 7, CallType: "InboundCall",

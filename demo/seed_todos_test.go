@@ -1,4 +1,4 @@
-package store_test
+package demo_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -21,7 +22,7 @@ func TestSeedToDos(t *testing.T) {
 			defer db.Close()
 			now := time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)
 			for range 2 { // seeding twice adds nothing
-				if _, err := store.Seed(ctx, db, store.SeedOptions{Now: now}); err != nil {
+				if _, err := demo.Seed(ctx, db, demo.Options{Now: now}); err != nil {
 					t.Fatal(err)
 				}
 			}
