@@ -10,8 +10,8 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
-	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/demo"
+	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/store"
 )
 

@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/demo"
+	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
 // BenchmarkReadCache measures GET /api/v2/messages?page_size=50 at 100,000 messages through

@@ -20,10 +20,10 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/rest"
-	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/store"
 )
 
