@@ -19,14 +19,6 @@ import (
 
 var seedNow = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-// forEachEngine runs fn as a subtest on SQLite and on PostgreSQL.
-func forEachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
-	t.Helper()
-	for _, engine := range testdb.Engines() {
-		t.Run(engine, func(t *testing.T) { fn(t, engine) })
-	}
-}
-
 // openTestDB opens a fresh database on the engine, closed when the test ends.
 func openTestDB(t *testing.T, engine, name string) *store.DB {
 	t.Helper()
@@ -81,7 +73,7 @@ func messageDigest(t *testing.T, db *store.DB) string {
 }
 
 func TestSeedCounts(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, demo := seededDB(t, engine, "a.db")
 		for _, c := range []struct {
 			query string
@@ -161,7 +153,7 @@ func TestSeedCounts(t *testing.T) {
 // TestSeedMessageConsistency checks that every message's state agrees with its times and
 // its fields have the documented forms.
 func TestSeedMessageConsistency(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		now := seedNow.UnixMilli()
 		uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -250,7 +242,7 @@ func TestSeedMessageConsistency(t *testing.T) {
 }
 
 func TestSeedIdempotent(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, first := seededDB(t, engine, "a.db")
 		digest := messageDigest(t, db)
 		second, err := Seed(context.Background(), db, Options{Now: seedNow.Add(time.Hour)})
@@ -273,7 +265,7 @@ func TestSeedIdempotent(t *testing.T) {
 }
 
 func TestSeedDeterministic(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db1, demo1 := seededDB(t, engine, "a.db")
 		db2, demo2 := seededDB(t, engine, "b.db")
 		if *demo1 != *demo2 {
@@ -309,7 +301,7 @@ func TestSeedDeterministic(t *testing.T) {
 }
 
 func TestSeedDemoToken(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, demo := seededDB(t, engine, "a.db")
 		ctx := context.Background()
 		var acme int64
@@ -344,7 +336,7 @@ func TestSeedDemoToken(t *testing.T) {
 }
 
 func TestSeedRecordings(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		for _, c := range []struct {
 			what  string
@@ -455,7 +447,7 @@ func checkWAV(b []byte) error {
 }
 
 func TestSeedMessages(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		ctx := context.Background()
 		if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
@@ -493,7 +485,7 @@ func TestSeedMessages(t *testing.T) {
 // TestSeedMessagesEmptyDB checks SeedMessages on an account with no phone number and no
 // demo data.
 func TestSeedMessagesEmptyDB(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := openTestDB(t, engine, "a.db")
 		if _, err := db.CreateAccount(context.Background(), "42", "Zed Roofing", ""); err != nil {
 			t.Fatal(err)

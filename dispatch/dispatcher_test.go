@@ -68,19 +68,6 @@ func newDispatcher(app *testapp.App) *dispatch.Dispatcher {
 	return &dispatch.Dispatcher{Queue: app.Dispatch, Client: client, Now: app.Clock.Now, Logger: quiet}
 }
 
-func addContact(t testing.TB, app *testapp.App, body string) *answerdesk.OnCallContact {
-	t.Helper()
-	in, err := answerdesk.ParseOnCallContactCreate([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := app.Dispatch.CreateOnCallContact(context.Background(), app.Caller(t, app.Alice), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func contactJSON(level int, name, url, extra string) string {
 	return fmt.Sprintf(`{"account_number":"1001","name":%q,"escalation_level":%d,"delivery_methods":[{"type":"external_api","url":%q,
 		"data":[{"field":"text","value":"{{message.content}}"},{"field":"contact","value":"{{contact.name}}"}]%s}]}`, name, level, url, extra)
@@ -107,7 +94,7 @@ func TestDispatchDeliversToTheEndpoint(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Dispatch board","delivery_methods":[{"type":"external_api","url":%q,"payload_type":"JSON",
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Dispatch board","delivery_methods":[{"type":"external_api","url":%q,"payload_type":"JSON",
 		"data":[{"field":"text","value":"{{message.content}}"},{"field":"callback","value":"{{message.answers.Callback number}}"},
 		{"field":"who","value":"{{message.first_name}} for {{account.name}} ({{account.number}}) via {{contact.name}}"},{"field":"oops","value":"{{message.answers.Missing}}"}],
 		"basic_auth":{"username":"acme","password":"s3cret"},"headers":{"X-Api-Key":"k-123","Accept":"application/json"},"signing_secret":%q}]}`, rcv.URL, secret))
@@ -162,7 +149,7 @@ func TestDispatchDeliversToTheEndpoint(t *testing.T) {
 func TestDispatchFormPayload(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 204)
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Form","delivery_methods":[{"url":%q,"payload_type":"form",
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Form","delivery_methods":[{"url":%q,"payload_type":"form",
 		"data":[{"field":"msg","value":"{{message.content}}"},{"field":"acct","value":"{{account.number}}"}]}]}`, rcv.URL))
 	app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{"content": "Call me & soon = please"})
 	dispatchTick(t, newDispatcher(app))
@@ -180,7 +167,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("5xx_with_backoff_and_the_same_idempotency_key", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503, 500, 200)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -214,7 +201,7 @@ func TestDispatchRetries(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 429, 200)
 		rcv.header.Set("Retry-After", "120")
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -232,7 +219,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("400_is_not_retried", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 400)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -246,7 +233,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("gives_up_after_the_last_backoff", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 500)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		for range 12 {
@@ -261,7 +248,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("410_disables_the_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410)
-		c := addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -280,7 +267,7 @@ func TestDispatchRetries(t *testing.T) {
 func TestDispatchRefusesPrivateAddresses(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 	d := newDispatcher(app)
 	d.Client = dispatch.NewWebhookClient("test", false) // the guard on, as in production
@@ -294,9 +281,9 @@ func TestDispatchRefusesPrivateAddresses(t *testing.T) {
 func TestEscalation(t *testing.T) {
 	app := testapp.New(t)
 	levels := []*receiver{newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)}
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"First","escalation_level":1,"escalate_after_minutes":10,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[0].URL))
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Second","escalation_level":2,"escalate_after_minutes":20,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[1].URL))
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Third","escalation_level":3,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[2].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"First","escalation_level":1,"escalate_after_minutes":10,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[0].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Second","escalation_level":2,"escalate_after_minutes":20,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[1].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Third","escalation_level":3,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[2].URL))
 	d := newDispatcher(app)
 	get := func(id int64) answerdesk.Message {
 		var m struct{ Data answerdesk.Message }
@@ -353,7 +340,7 @@ func TestEscalation(t *testing.T) {
 func TestReplay(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 400, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 	d := newDispatcher(app)
 	app.Dispatch.OnChange = d.Wake
@@ -382,7 +369,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("contact_deleted_while_a_retry_waits", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503)
-		c := addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -398,7 +385,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("replay_to_a_disabled_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410, 200)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		d := newDispatcher(app)
 		dispatchTick(t, d)
@@ -418,7 +405,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 func TestTakeoverKeepsTheRetrySchedule(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 503, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 	if claimed, err := app.Dispatch.ClaimDeliveries(context.Background(), app.Clock.Now(), time.Minute, 10); err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
@@ -453,7 +440,7 @@ func TestDeliveryErrorsHideInternalAddresses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			app := testapp.New(t)
-			addContact(t, app, contactJSON(1, "A", tc.url, ""))
+			app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", tc.url, ""))
 			m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 			d := newDispatcher(app)
 			d.Client = dispatch.NewWebhookClient("test", tc.allowPrivate)

@@ -14,7 +14,7 @@ import (
 // copyTables names every table the migrations create on either engine (but the derived
 // ones and schema_migrations), and each after the tables its foreign keys point to.
 func TestCopyTablesCoverTheSchema(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := openTestDB(t, engine, "schema.db")
 		q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 		if engine == testdb.Postgres {
