@@ -68,6 +68,15 @@ func newDispatcher(app *testapp.App) *dispatch.Dispatcher {
 	return &dispatch.Dispatcher{Queue: app.Dispatch, Client: client, Now: app.Clock.Now, Logger: quiet}
 }
 
+// oneWebhook gives account 1001 one contact whose webhook is rcv, takes a message, and
+// returns the contact, the message and a dispatcher.
+func oneWebhook(t *testing.T, app *testapp.App, rcv *receiver) (*answerdesk.OnCallContact, *answerdesk.Message, *dispatch.Dispatcher) {
+	t.Helper()
+	c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
+	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	return c, m, newDispatcher(app)
+}
+
 func contactJSON(level int, name, url, extra string) string {
 	return fmt.Sprintf(`{"account_number":"1001","name":%q,"escalation_level":%d,"delivery_methods":[{"type":"external_api","url":%q,
 		"data":[{"field":"text","value":"{{message.content}}"},{"field":"contact","value":"{{contact.name}}"}]%s}]}`, name, level, url, extra)
@@ -167,9 +176,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("5xx_with_backoff_and_the_same_idempotency_key", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503, 500, 200)
-		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(3 * time.Second) // first backoff is 5 s ± 20%
 		dispatchTick(t, d)
@@ -201,9 +208,7 @@ func TestDispatchRetries(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 429, 200)
 		rcv.header.Set("Retry-After", "120")
-		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, _, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(100 * time.Second)
 		dispatchTick(t, d)
@@ -219,9 +224,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("400_is_not_retried", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 400)
-		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(24 * time.Hour)
 		dispatchTick(t, d)
@@ -233,9 +236,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("gives_up_after_the_last_backoff", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 500)
-		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		for range 12 {
 			dispatchTick(t, d)
 			app.Clock.Advance(8 * time.Hour)
@@ -248,9 +249,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("410_disables_the_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410)
-		c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		c, _, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		m2 := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		dispatchTick(t, d)
@@ -267,9 +266,7 @@ func TestDispatchRetries(t *testing.T) {
 func TestDispatchRefusesPrivateAddresses(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
-	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-	d := newDispatcher(app)
+	_, m, d := oneWebhook(t, app, rcv)
 	d.Client = dispatch.NewWebhookClient("test", false) // the guard on, as in production
 	dispatchTick(t, d)
 	dl := deliveries(t, app, m.ID)[0]
@@ -340,9 +337,7 @@ func TestEscalation(t *testing.T) {
 func TestReplay(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 400, 200)
-	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-	d := newDispatcher(app)
+	_, m, d := oneWebhook(t, app, rcv)
 	app.Dispatch.OnChange = d.Wake
 	dispatchTick(t, d)
 	dl := deliveries(t, app, m.ID)[0]
@@ -369,9 +364,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("contact_deleted_while_a_retry_waits", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503)
-		c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		c, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		if r := app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", c.ID), app.Alice.Token, nil); r.Status != 200 {
 			t.Fatal(string(r.Body))
@@ -385,9 +378,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("replay_to_a_disabled_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410, 200)
-		app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		dl := deliveries(t, app, m.ID)[0]
 		if r := app.Do(t, "POST", fmt.Sprintf("/api/v2/dispatch-deliveries/%d/replay", dl.ID), app.Alice.Token, nil); r.Status != 200 {
