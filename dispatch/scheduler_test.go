@@ -24,6 +24,18 @@ func newScheduler(app *testapp.App) *dispatch.Scheduler {
 	return &dispatch.Scheduler{Queue: app.ToDos, Outbox: dispatch.NewOutboxChannel(quiet), Now: app.Clock.Now, Logger: quiet}
 }
 
+// smsNow is an SMS To Do of account 1001 due at once.
+const smsNow = `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`
+
+// smsToDo starts a scheduler whose SMS go to the fake Twilio f and creates an smsNow To Do.
+func smsToDo(t *testing.T, app *testapp.App, f *fakeTwilio) (*dispatch.Scheduler, *answerdesk.ToDo) {
+	t.Helper()
+	ch, _ := startTwilio(t, f, "")
+	s := newScheduler(app)
+	s.SMS = ch
+	return s, app.CreateToDo(t, app.Alice, smsNow)
+}
+
 func reload(t *testing.T, app *testapp.App, id int64) *answerdesk.ToDo {
 	t.Helper()
 	td, err := app.ToDos.FindToDo(context.Background(), app.Caller(t, app.Alice), fmt.Sprint(id))
@@ -126,11 +138,8 @@ func TestSchedulerDeliversSMSAndCallsOverTwilio(t *testing.T) {
 func TestSchedulerRetriesTransientFailures(t *testing.T) {
 	app := testapp.New(t)
 	f := &fakeTwilio{status: 503, body: `{"code":20503,"message":"Service unavailable"}`}
-	ch, _ := startTwilio(t, f, "")
-	s := newScheduler(app)
-	s.SMS = ch
+	s, td := smsToDo(t, app, f)
 	s.Backoff = []time.Duration{time.Minute, 10 * time.Minute}
-	td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`)
 	tick(t, s)
 	got := reload(t, app, td.ID)
 	if got.LastDelivery == nil || got.LastDelivery.Status != "failed" || got.LastDelivery.Error == nil || !strings.Contains(*got.LastDelivery.Error, "Service unavailable") {
@@ -165,10 +174,7 @@ func TestSchedulerRetriesTransientFailures(t *testing.T) {
 func TestSchedulerGivesUpOnPermanentFailures(t *testing.T) {
 	app := testapp.New(t)
 	f := &fakeTwilio{status: 400, body: `{"code":21211,"message":"Invalid 'To' Phone Number"}`}
-	ch, _ := startTwilio(t, f, "")
-	s := newScheduler(app)
-	s.SMS = ch
-	td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`)
+	s, td := smsToDo(t, app, f)
 	tick(t, s)
 	app.Clock.Advance(24 * time.Hour)
 	tick(t, s)
@@ -232,7 +238,7 @@ func (c cancelAfterSend) Send(ctx context.Context, o *answerdesk.Occurrence) (st
 // answered is sent by the next scheduler, and one held by a dead process is taken over
 // when its lease runs out.
 func TestSchedulerCrashSafety(t *testing.T) {
-	body := `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`
+	body := smsNow
 	t.Run("answered_then_stopped", func(t *testing.T) {
 		app := testapp.New(t)
 		f := &fakeTwilio{status: 201, body: `{"sid":"SM1"}`}
