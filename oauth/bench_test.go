@@ -2,9 +2,7 @@ package oauth_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -65,19 +63,10 @@ func BenchmarkAccountServer(b *testing.B) {
 	// discarded, as the REST requests below are (the mcp-go client's decoding of the reply,
 	// which carries the data twice, as structured content and as JSON text, is not counted).
 	post := func(session, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, app.Server.URL+"/mcp/account", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+oauthTok)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
+		resp := postMCP(b, httpClient, app.Server.URL, oauthTok, session, body)
+		if resp.StatusCode >= 300 { // 202 for the notification
+			b.Fatalf("post: %v", resp.Status)
 		}
-		resp, err := httpClient.Do(req)
-		if err != nil || resp.StatusCode >= 300 { // 202 for the notification
-			b.Fatalf("post: %v %v", err, resp)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return resp
 	}
 	session := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`).Header.Get("Mcp-Session-Id")
