@@ -112,10 +112,36 @@ func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain stri
 
 // BlacklistEmail forbids an address as a sending address of an account.
 func (db *DB) BlacklistEmail(ctx context.Context, accountID int64, email string) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		accountID, strings.ToLower(email), db.now().UnixMilli())
-	if err != nil {
+	return blacklistEmail(ctx, db.write, accountID, strings.ToLower(email), db.now().UnixMilli())
+}
+
+// execer runs a statement on the database or in a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// The account's parts that several writers add (the admin API, the demo data, tests), each
+// added once: adding one again changes nothing. The values are normalised already.
+
+func addSendingDomain(ctx context.Context, ex execer, accountID int64, domain string, created int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		accountID, domain, created); err != nil {
+		return fmt.Errorf("add sending domain %s: %w", domain, err)
+	}
+	return nil
+}
+
+func blacklistEmail(ctx context.Context, ex execer, accountID int64, email string, created int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		accountID, email, created); err != nil {
 		return fmt.Errorf("blacklist %s: %w", email, err)
+	}
+	return nil
+}
+
+func addMembership(ctx context.Context, ex execer, userID, accountID int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
+		return fmt.Errorf("add membership: %w", err)
 	}
 	return nil
 }

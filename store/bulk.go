@@ -73,10 +73,7 @@ func (b *Bulk) AddAccount(ctx context.Context, number, name, timeZone string, cr
 
 // AddMember makes the user a member of the account (nothing if it is one).
 func (b *Bulk) AddMember(ctx context.Context, userID, accountID int64) error {
-	if _, err := b.tx.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
-		return fmt.Errorf("add membership: %w", err)
-	}
-	return nil
+	return addMembership(ctx, b.tx, userID, accountID)
 }
 
 // AddPhoneNumber gives the account the number unless it is taken, and returns the number's
@@ -99,20 +96,12 @@ func (b *Bulk) AddPhoneNumber(ctx context.Context, accountID int64, number strin
 
 // AddSendingDomain records a sending domain of the account (nothing if it is recorded).
 func (b *Bulk) AddSendingDomain(ctx context.Context, accountID int64, domain string, created int64) error {
-	if _, err := b.tx.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		accountID, domain, created); err != nil {
-		return fmt.Errorf("add sending domain %s: %w", domain, err)
-	}
-	return nil
+	return addSendingDomain(ctx, b.tx, accountID, domain, created)
 }
 
 // BlacklistEmail forbids the address as a sending address of the account.
 func (b *Bulk) BlacklistEmail(ctx context.Context, accountID int64, email string, created int64) error {
-	if _, err := b.tx.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		accountID, email, created); err != nil {
-		return fmt.Errorf("blacklist %s: %w", email, err)
-	}
-	return nil
+	return blacklistEmail(ctx, b.tx, accountID, email, created)
 }
 
 // MaxMessageID returns the largest message id, 0 when there are none.
