@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestDataVersionChangesOnEveryWrite: every kind of write to an account's messages or call
@@ -14,11 +14,7 @@ import (
 // that account's data version and no other account's.
 func TestDataVersionChangesOnEveryWrite(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "versions.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, testdb.SQLite, "versions.db")
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	acme, err := db.CreateAccount(ctx, "1001", "Acme", "")
 	if err != nil {
