@@ -2,6 +2,7 @@ package answerdesk
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,33 +249,15 @@ func (p *Plan) bound(count *int, skipDates []string) {
 	if count == nil {
 		return
 	}
-	// Walk the first count occurrences from the start, merging the rules' iterators in
-	// order; the last one bounds the plan.
-	type head struct {
-		next func() (time.Time, bool)
-		at   time.Time
-		ok   bool
-	}
-	heads := make([]*head, len(p.rules))
-	for i, r := range p.rules {
-		h := &head{next: r.Iterator()}
-		for h.at, h.ok = h.next(); h.ok && h.at.Before(p.start); h.at, h.ok = h.next() {
-		}
-		heads[i] = h
-	}
-	for n := 0; n < *count; {
-		var best *head
-		for _, h := range heads {
-			if h.ok && (best == nil || h.at.Before(best.at)) {
-				best = h
+	// The last of the first count occurrences from the start bounds the plan; the rules
+	// may end (until) before count is reached.
+	if n := 0; *count > 0 {
+		for at := range p.merged(p.start) {
+			p.last = at
+			if n++; n == *count {
+				break
 			}
 		}
-		if best == nil {
-			break // the rules end (until) before count is reached
-		}
-		p.last = best.at // the rules hold distinct minutes, so no two yield one instant
-		n++
-		best.at, best.ok = best.next()
 	}
 	if p.last.IsZero() {
 		p.last = p.start.Add(-time.Millisecond) // no occurrence at all
@@ -440,37 +423,53 @@ func (p *Plan) Upcoming(from time.Time, n int) []time.Time {
 		}
 		return out
 	}
-	// One pass over each rule's iterator, merged in order: every After call would walk the
-	// rule again from its DTSTART.
+	// One pass over each rule's iterator: every After call would walk the rule again from
+	// its DTSTART.
 	p.rebase(from)
-	type head struct {
-		next func() (time.Time, bool)
-		at   time.Time
-		ok   bool
-	}
-	heads := make([]*head, len(p.rules))
-	for i, r := range p.rules {
-		h := &head{next: r.Iterator()}
-		for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
-		}
-		heads[i] = h
-	}
-	for steps := 0; len(out) < n && steps < 100_000; steps++ {
-		var best *head
-		for _, h := range heads {
-			if h.ok && (best == nil || h.at.Before(best.at)) {
-				best = h
-			}
-		}
-		if best == nil || !p.within(best.at) {
+	steps := 0
+	for at := range p.merged(from) {
+		if len(out) >= n || steps >= 100_000 || !p.within(at) {
 			break
 		}
-		if !p.skipped(best.at) {
-			out = append(out, best.at)
+		steps++
+		if !p.skipped(at) {
+			out = append(out, at)
 		}
-		best.at, best.ok = best.next()
 	}
 	return out
+}
+
+// merged yields the occurrences of the plan's rules from 'from' on (from included), in
+// order, merging the rules' iterators: one pass over each, however many it yields. It
+// ignores count and skip dates. The rules hold distinct minutes, so no two yield one
+// instant.
+func (p *Plan) merged(from time.Time) iter.Seq[time.Time] {
+	return func(yield func(time.Time) bool) {
+		type head struct {
+			next func() (time.Time, bool)
+			at   time.Time
+			ok   bool
+		}
+		heads := make([]*head, len(p.rules))
+		for i, r := range p.rules {
+			h := &head{next: r.Iterator()}
+			for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
+			}
+			heads[i] = h
+		}
+		for {
+			var best *head
+			for _, h := range heads {
+				if h.ok && (best == nil || h.at.Before(best.at)) {
+					best = h
+				}
+			}
+			if best == nil || !yield(best.at) {
+				return
+			}
+			best.at, best.ok = best.next()
+		}
+	}
 }
 
 // Due splits the occurrences from next (an occurrence not yet sent) up to now: the latest

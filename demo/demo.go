@@ -1,7 +1,8 @@
-// Package demo is what the demo data is made of: the names, places, reasons for calling and
-// texts the seed picks from, and the random identifiers and audio it makes. It holds no SQL;
-// store.Seed writes the rows. The same random source gives the same values, so the same seed
-// gives the same data.
+// Package demo makes the demo data (CONTRACT §6) and the generated messages of load tests:
+// the names, places, reasons for calling and texts it picks from, the random identifiers and
+// audio it makes, and the generator that turns them into rows. It holds no SQL: it writes
+// through store's bulk API and, for the To Dos and the on-call contact, through the
+// services, so they obey the rules any client's do. The same seed gives the same data.
 package demo
 
 import (

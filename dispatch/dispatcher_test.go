@@ -68,17 +68,13 @@ func newDispatcher(app *testapp.App) *dispatch.Dispatcher {
 	return &dispatch.Dispatcher{Queue: app.Dispatch, Client: client, Now: app.Clock.Now, Logger: quiet}
 }
 
-func addContact(t testing.TB, app *testapp.App, body string) *answerdesk.OnCallContact {
+// oneWebhook gives account 1001 one contact whose webhook is rcv, takes a message, and
+// returns the contact, the message and a dispatcher.
+func oneWebhook(t *testing.T, app *testapp.App, rcv *receiver) (*answerdesk.OnCallContact, *answerdesk.Message, *dispatch.Dispatcher) {
 	t.Helper()
-	in, err := answerdesk.ParseOnCallContactCreate([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := app.Dispatch.CreateOnCallContact(context.Background(), app.Caller(t, app.Alice), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	c := app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
+	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
+	return c, m, newDispatcher(app)
 }
 
 func contactJSON(level int, name, url, extra string) string {
@@ -107,7 +103,7 @@ func TestDispatchDeliversToTheEndpoint(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Dispatch board","delivery_methods":[{"type":"external_api","url":%q,"payload_type":"JSON",
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Dispatch board","delivery_methods":[{"type":"external_api","url":%q,"payload_type":"JSON",
 		"data":[{"field":"text","value":"{{message.content}}"},{"field":"callback","value":"{{message.answers.Callback number}}"},
 		{"field":"who","value":"{{message.first_name}} for {{account.name}} ({{account.number}}) via {{contact.name}}"},{"field":"oops","value":"{{message.answers.Missing}}"}],
 		"basic_auth":{"username":"acme","password":"s3cret"},"headers":{"X-Api-Key":"k-123","Accept":"application/json"},"signing_secret":%q}]}`, rcv.URL, secret))
@@ -162,7 +158,7 @@ func TestDispatchDeliversToTheEndpoint(t *testing.T) {
 func TestDispatchFormPayload(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 204)
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Form","delivery_methods":[{"url":%q,"payload_type":"form",
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Form","delivery_methods":[{"url":%q,"payload_type":"form",
 		"data":[{"field":"msg","value":"{{message.content}}"},{"field":"acct","value":"{{account.number}}"}]}]}`, rcv.URL))
 	app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{"content": "Call me & soon = please"})
 	dispatchTick(t, newDispatcher(app))
@@ -180,9 +176,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("5xx_with_backoff_and_the_same_idempotency_key", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503, 500, 200)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(3 * time.Second) // first backoff is 5 s ± 20%
 		dispatchTick(t, d)
@@ -214,9 +208,7 @@ func TestDispatchRetries(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 429, 200)
 		rcv.header.Set("Retry-After", "120")
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, _, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(100 * time.Second)
 		dispatchTick(t, d)
@@ -232,9 +224,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("400_is_not_retried", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 400)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		app.Clock.Advance(24 * time.Hour)
 		dispatchTick(t, d)
@@ -246,9 +236,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("gives_up_after_the_last_backoff", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 500)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		for range 12 {
 			dispatchTick(t, d)
 			app.Clock.Advance(8 * time.Hour)
@@ -261,9 +249,7 @@ func TestDispatchRetries(t *testing.T) {
 	t.Run("410_disables_the_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410)
-		c := addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		c, _, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		m2 := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 		dispatchTick(t, d)
@@ -280,9 +266,7 @@ func TestDispatchRetries(t *testing.T) {
 func TestDispatchRefusesPrivateAddresses(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-	d := newDispatcher(app)
+	_, m, d := oneWebhook(t, app, rcv)
 	d.Client = dispatch.NewWebhookClient("test", false) // the guard on, as in production
 	dispatchTick(t, d)
 	dl := deliveries(t, app, m.ID)[0]
@@ -294,9 +278,9 @@ func TestDispatchRefusesPrivateAddresses(t *testing.T) {
 func TestEscalation(t *testing.T) {
 	app := testapp.New(t)
 	levels := []*receiver{newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)}
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"First","escalation_level":1,"escalate_after_minutes":10,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[0].URL))
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Second","escalation_level":2,"escalate_after_minutes":20,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[1].URL))
-	addContact(t, app, fmt.Sprintf(`{"account_number":"1001","name":"Third","escalation_level":3,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[2].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"First","escalation_level":1,"escalate_after_minutes":10,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[0].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Second","escalation_level":2,"escalate_after_minutes":20,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[1].URL))
+	app.CreateOnCallContact(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","name":"Third","escalation_level":3,"delivery_methods":[{"url":%q,"data":[{"field":"to","value":"{{contact.name}}"}]}]}`, levels[2].URL))
 	d := newDispatcher(app)
 	get := func(id int64) answerdesk.Message {
 		var m struct{ Data answerdesk.Message }
@@ -353,9 +337,7 @@ func TestEscalation(t *testing.T) {
 func TestReplay(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 400, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-	d := newDispatcher(app)
+	_, m, d := oneWebhook(t, app, rcv)
 	app.Dispatch.OnChange = d.Wake
 	dispatchTick(t, d)
 	dl := deliveries(t, app, m.ID)[0]
@@ -382,9 +364,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("contact_deleted_while_a_retry_waits", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 503)
-		c := addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		c, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		if r := app.Do(t, "DELETE", fmt.Sprint("/api/v2/on-call-contacts/", c.ID), app.Alice.Token, nil); r.Status != 200 {
 			t.Fatal(string(r.Body))
@@ -398,9 +378,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 	t.Run("replay_to_a_disabled_method", func(t *testing.T) {
 		app := testapp.New(t)
 		rcv := newReceiver(t, 410, 200)
-		addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
-		m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
-		d := newDispatcher(app)
+		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
 		dl := deliveries(t, app, m.ID)[0]
 		if r := app.Do(t, "POST", fmt.Sprintf("/api/v2/dispatch-deliveries/%d/replay", dl.ID), app.Alice.Token, nil); r.Status != 200 {
@@ -418,7 +396,7 @@ func TestRemovedDestinationsGetNothingMore(t *testing.T) {
 func TestTakeoverKeepsTheRetrySchedule(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 503, 200)
-	addContact(t, app, contactJSON(1, "A", rcv.URL, ""))
+	app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", rcv.URL, ""))
 	m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 	if claimed, err := app.Dispatch.ClaimDeliveries(context.Background(), app.Clock.Now(), time.Minute, 10); err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
@@ -453,7 +431,7 @@ func TestDeliveryErrorsHideInternalAddresses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			app := testapp.New(t)
-			addContact(t, app, contactJSON(1, "A", tc.url, ""))
+			app.CreateOnCallContact(t, app.Alice, contactJSON(1, "A", tc.url, ""))
 			m := app.CreateMessage(t, app.Alice, testapp.Start, map[string]any{})
 			d := newDispatcher(app)
 			d.Client = dispatch.NewWebhookClient("test", tc.allowPrivate)

@@ -29,7 +29,7 @@ func TestToDoChangeStopsWaitingOccurrences(t *testing.T) {
 			log := &sendLog{}
 			s := newScheduler(app)
 			s.Outbox = log
-			td := createToDo(t, app, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","times":["10:30"]}}`)
+			td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","times":["10:30"]}}`)
 			app.Clock.Advance(31 * time.Minute) // 10:31 in New York: due
 			if n, err := app.ToDos.MaterializeDue(ctx, app.Clock.Now(), 10, outbox); err != nil || n != 1 {
 				t.Fatalf("materialise: %d %v", n, err)
@@ -64,7 +64,7 @@ func TestToDoChangeStopsWaitingOccurrences(t *testing.T) {
 			sent++
 			return nil
 		}}
-		td := createToDo(t, app, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","times":["10:30"]}}`)
+		td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","times":["10:30"]}}`)
 		app.Clock.Advance(31 * time.Minute)
 		tick(t, s) // fails; a retry waits 10 minutes
 		fails = false

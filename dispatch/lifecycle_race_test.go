@@ -98,7 +98,7 @@ func TestToDoLifecycleRacesTwoSchedulers(t *testing.T) {
 	times, _ := json.Marshal(hourly)
 	ids := make([]int64, toDos)
 	for i := range ids {
-		ids[i] = createToDo(t, app, fmt.Sprintf(`{"account_number":"1001","delivery_type":"call","instructions":"race %d","schedule":{"frequency":"daily","times":%s}}`,
+		ids[i] = app.CreateToDo(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","delivery_type":"call","instructions":"race %d","schedule":{"frequency":"daily","times":%s}}`,
 			i, times)).ID
 	}
 

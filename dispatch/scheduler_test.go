@@ -24,17 +24,16 @@ func newScheduler(app *testapp.App) *dispatch.Scheduler {
 	return &dispatch.Scheduler{Queue: app.ToDos, Outbox: dispatch.NewOutboxChannel(quiet), Now: app.Clock.Now, Logger: quiet}
 }
 
-func createToDo(t *testing.T, app *testapp.App, body string) *answerdesk.ToDo {
+// smsNow is an SMS To Do of account 1001 due at once.
+const smsNow = `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`
+
+// smsToDo starts a scheduler whose SMS go to the fake Twilio f and creates an smsNow To Do.
+func smsToDo(t *testing.T, app *testapp.App, f *fakeTwilio) (*dispatch.Scheduler, *answerdesk.ToDo) {
 	t.Helper()
-	req, err := answerdesk.ParseToDoCreate([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	td, err := app.ToDos.CreateToDo(context.Background(), app.Caller(t, app.Alice), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return td
+	ch, _ := startTwilio(t, f, "")
+	s := newScheduler(app)
+	s.SMS = ch
+	return s, app.CreateToDo(t, app.Alice, smsNow)
 }
 
 func reload(t *testing.T, app *testapp.App, id int64) *answerdesk.ToDo {
@@ -69,7 +68,7 @@ func TestSchedulerDeliversEmailOverSMTP(t *testing.T) {
 	rec := &smtpRecorder{}
 	s := newScheduler(app)
 	s.Email = newSMTP(t, startSMTP(t, rec))
-	td := createToDo(t, app, `{"account_number":"1001","delivery_type":"email","contact":"pat@example.com","message_text":"Your appointment is confirmed for 3 PM.","from_email":"office@acme.example","sender_name":"Acme Office","subject":"Appointment confirmed","schedule":{"rule":"immediately"}}`)
+	td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"email","contact":"pat@example.com","message_text":"Your appointment is confirmed for 3 PM.","from_email":"office@acme.example","sender_name":"Acme Office","subject":"Appointment confirmed","schedule":{"rule":"immediately"}}`)
 	if n := tick(t, s); n != 1 {
 		t.Fatalf("tick delivered %d", n)
 	}
@@ -101,9 +100,9 @@ func TestSchedulerDeliversSMSAndCallsOverTwilio(t *testing.T) {
 	ch, _ := startTwilio(t, f, "")
 	s := newScheduler(app)
 	s.SMS, s.Voice = ch, ch
-	sms := createToDo(t, app, `{"account_number":"1001","delivery_type":"sms","from":"+15550101001","contact":"+15555550123","message_text":"Technician arriving at 2","schedule":{"rule":"immediately"}}`)
-	call := createToDo(t, app, `{"account_number":"1001","delivery_type":"call","contact":"+15555550188","instructions":"Remind Sam about the 2 PM visit & bring keys","schedule":{"rule":"immediately"}}`)
-	agent := createToDo(t, app, `{"account_number":"1001","delivery_type":"call","instructions":"Agent: call the building manager","schedule":{"rule":"immediately"}}`)
+	sms := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"sms","from":"+15550101001","contact":"+15555550123","message_text":"Technician arriving at 2","schedule":{"rule":"immediately"}}`)
+	call := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","contact":"+15555550188","instructions":"Remind Sam about the 2 PM visit & bring keys","schedule":{"rule":"immediately"}}`)
+	agent := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"Agent: call the building manager","schedule":{"rule":"immediately"}}`)
 	if n := tick(t, s); n != 3 {
 		t.Fatalf("delivered %d", n)
 	}
@@ -139,11 +138,8 @@ func TestSchedulerDeliversSMSAndCallsOverTwilio(t *testing.T) {
 func TestSchedulerRetriesTransientFailures(t *testing.T) {
 	app := testapp.New(t)
 	f := &fakeTwilio{status: 503, body: `{"code":20503,"message":"Service unavailable"}`}
-	ch, _ := startTwilio(t, f, "")
-	s := newScheduler(app)
-	s.SMS = ch
+	s, td := smsToDo(t, app, f)
 	s.Backoff = []time.Duration{time.Minute, 10 * time.Minute}
-	td := createToDo(t, app, `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`)
 	tick(t, s)
 	got := reload(t, app, td.ID)
 	if got.LastDelivery == nil || got.LastDelivery.Status != "failed" || got.LastDelivery.Error == nil || !strings.Contains(*got.LastDelivery.Error, "Service unavailable") {
@@ -178,10 +174,7 @@ func TestSchedulerRetriesTransientFailures(t *testing.T) {
 func TestSchedulerGivesUpOnPermanentFailures(t *testing.T) {
 	app := testapp.New(t)
 	f := &fakeTwilio{status: 400, body: `{"code":21211,"message":"Invalid 'To' Phone Number"}`}
-	ch, _ := startTwilio(t, f, "")
-	s := newScheduler(app)
-	s.SMS = ch
-	td := createToDo(t, app, `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`)
+	s, td := smsToDo(t, app, f)
 	tick(t, s)
 	app.Clock.Advance(24 * time.Hour)
 	tick(t, s)
@@ -194,7 +187,7 @@ func TestSchedulerGivesUpOnPermanentFailures(t *testing.T) {
 func TestSchedulerRecurringAndMissedOccurrences(t *testing.T) {
 	app := testapp.New(t) // Friday 2026-11-20 10:00 New York
 	s := newScheduler(app)
-	td := createToDo(t, app, `{"account_number":"1001","delivery_type":"call","instructions":"Daily check-in","schedule":{"frequency":"daily","times":["11:00"]}}`)
+	td := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"Daily check-in","schedule":{"frequency":"daily","times":["11:00"]}}`)
 	ny, _ := time.LoadLocation("America/New_York")
 	at := func(d int) time.Time { return time.Date(2026, 11, 20+d, 11, 0, 0, 0, ny) }
 
@@ -245,7 +238,7 @@ func (c cancelAfterSend) Send(ctx context.Context, o *answerdesk.Occurrence) (st
 // answered is sent by the next scheduler, and one held by a dead process is taken over
 // when its lease runs out.
 func TestSchedulerCrashSafety(t *testing.T) {
-	body := `{"account_number":"1001","delivery_type":"sms","from":"5550101001","contact":"+15555550123","message_text":"hi","schedule":{"rule":"immediately"}}`
+	body := smsNow
 	t.Run("answered_then_stopped", func(t *testing.T) {
 		app := testapp.New(t)
 		f := &fakeTwilio{status: 201, body: `{"sid":"SM1"}`}
@@ -253,7 +246,7 @@ func TestSchedulerCrashSafety(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		s := newScheduler(app)
 		s.SMS = cancelAfterSend{ch, cancel}
-		td := createToDo(t, app, body)
+		td := app.CreateToDo(t, app.Alice, body)
 		if _, err := s.Tick(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +277,7 @@ func TestSchedulerCrashSafety(t *testing.T) {
 			f.ServeHTTP(w, r)
 			answered.Add(1)
 		})
-		td := createToDo(t, app, body)
+		td := app.CreateToDo(t, app.Alice, body)
 		ctx, cancel := context.WithCancel(context.Background())
 		s := newScheduler(app)
 		s.SMS = ch
@@ -308,7 +301,7 @@ func TestSchedulerCrashSafety(t *testing.T) {
 	})
 	t.Run("lease_taken_over_after_a_crash", func(t *testing.T) {
 		app := testapp.New(t)
-		td := createToDo(t, app, body)
+		td := app.CreateToDo(t, app.Alice, body)
 		s := newScheduler(app)
 		s.Lease = time.Minute
 		// A process claims the occurrence and dies before sending.
@@ -352,7 +345,7 @@ func (c *countingChannel) Send(_ context.Context, o *answerdesk.Occurrence) (str
 func TestSchedulersNeverShareAnOccurrence(t *testing.T) {
 	app := testapp.New(t)
 	for i := range 60 {
-		createToDo(t, app, fmt.Sprintf(`{"account_number":"1001","delivery_type":"call","name":"c%d","instructions":"x","schedule":{"rule":"immediately"}}`, i))
+		app.CreateToDo(t, app.Alice, fmt.Sprintf(`{"account_number":"1001","delivery_type":"call","name":"c%d","instructions":"x","schedule":{"rule":"immediately"}}`, i))
 	}
 	ch := &countingChannel{count: map[string]int{}}
 	var wg sync.WaitGroup
@@ -389,7 +382,7 @@ func TestSchedulerWake(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	time.Sleep(50 * time.Millisecond) // the first, empty, look
 	app.ToDos.OnCreate = s.Wake
-	createToDo(t, app, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"immediately"}}`)
+	app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"immediately"}}`)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		ch.mu.Lock()

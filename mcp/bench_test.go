@@ -5,11 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/answerdesk/answerdesk/internal/latency"
 	"github.com/answerdesk/answerdesk/rest"
 )
 
@@ -32,38 +31,14 @@ func BenchmarkToolsCall(b *testing.B) {
 	} {
 
 		b.Run(bc.name, func(b *testing.B) {
-			if res := call(b, c, bc.tool, bc.args); res.IsError {
-				b.Fatalf("tool error: %s", text(res))
-			}
-			var lat []time.Duration
 			b.ReportAllocs()
-			start := time.Now()
-			for b.Loop() {
-				t0 := time.Now()
-				res := call(b, c, bc.tool, bc.args)
-				lat = append(lat, time.Since(t0))
-				if res.IsError {
+			latency.Measure(b, "calls/s", func() {
+				if res := call(b, c, bc.tool, bc.args); res.IsError {
 					b.Fatalf("tool error: %s", text(res))
 				}
-			}
-			elapsed := time.Since(start)
-			reportLatency(b, lat, elapsed)
+			})
 		})
 	}
-}
-
-func reportLatency(b *testing.B, lat []time.Duration, elapsed time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		i := int(p * float64(len(lat)-1))
-		return float64(lat[i].Microseconds()) / 1000
-	}
-	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "calls/s")
-	b.ReportMetric(pct(0.50), "p50_ms")
-	b.ReportMetric(pct(0.99), "p99_ms")
 }
 
 // BenchmarkREST makes the same reads as BenchmarkToolsCall over the public REST API, on the
@@ -93,15 +68,7 @@ func BenchmarkREST(b *testing.B) {
 					b.Fatalf("%s: %d", bc.path, resp.StatusCode)
 				}
 			}
-			get()
-			var lat []time.Duration
-			start := time.Now()
-			for b.Loop() {
-				t0 := time.Now()
-				get()
-				lat = append(lat, time.Since(t0))
-			}
-			reportLatency(b, lat, time.Since(start))
+			latency.Measure(b, "calls/s", get)
 		})
 	}
 }

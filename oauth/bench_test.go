@@ -2,40 +2,17 @@ package oauth_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/answerdesk/answerdesk/internal/latency"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/oauth2"
 )
-
-func report(b *testing.B, lat []time.Duration, elapsed time.Duration) {
-	slices.Sort(lat)
-	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "ops/s")
-	b.ReportMetric(pct(0.50), "p50_ms")
-	b.ReportMetric(pct(0.99), "p99_ms")
-}
-
-// measure runs op b.N times, one at a time, and reports ops/s, p50 and p99.
-func measure(b *testing.B, op func()) {
-	op() // warm up: connections, prepared statements
-	var lat []time.Duration
-	start := time.Now()
-	for b.Loop() {
-		t0 := time.Now()
-		op()
-		lat = append(lat, time.Since(t0))
-	}
-	report(b, lat, time.Since(start))
-}
 
 // BenchmarkAccountServer compares the account MCP server's tools, called with an OAuth
 // access token and with a customer API token, against the same operations over REST, on
@@ -75,10 +52,10 @@ func BenchmarkAccountServer(b *testing.B) {
 	for _, cred := range []struct{ name, token string }{{"oauth", oauthTok}, {"api_token", app.Alice.Token}} {
 		c := mcpClient(cred.token)
 		b.Run("mcp_list_messages_50/"+cred.name, func(b *testing.B) {
-			measure(b, func() { callTool(c, "list_messages", map[string]any{"page_size": 50}) })
+			latency.Measure(b, "ops/s", func() { callTool(c, "list_messages", map[string]any{"page_size": 50}) })
 		})
 		b.Run("mcp_get_recent_messages_1/"+cred.name, func(b *testing.B) {
-			measure(b, func() { callTool(c, "get_recent_messages", map[string]any{"limit": 1}) })
+			latency.Measure(b, "ops/s", func() { callTool(c, "get_recent_messages", map[string]any{"limit": 1}) })
 		})
 	}
 	httpClient := app.Server.Client()
@@ -86,25 +63,16 @@ func BenchmarkAccountServer(b *testing.B) {
 	// discarded, as the REST requests below are (the mcp-go client's decoding of the reply,
 	// which carries the data twice, as structured content and as JSON text, is not counted).
 	post := func(session, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, app.Server.URL+"/mcp/account", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+oauthTok)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
+		resp := postMCP(b, httpClient, app.Server.URL, oauthTok, session, body)
+		if resp.StatusCode >= 300 { // 202 for the notification
+			b.Fatalf("post: %v", resp.Status)
 		}
-		resp, err := httpClient.Do(req)
-		if err != nil || resp.StatusCode >= 300 { // 202 for the notification
-			b.Fatalf("post: %v %v", err, resp)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		return resp
 	}
 	session := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`).Header.Get("Mcp-Session-Id")
 	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	b.Run("mcp_server_side_list_messages_50/oauth", func(b *testing.B) {
-		measure(b, func() {
+		latency.Measure(b, "ops/s", func() {
 			post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_messages","arguments":{"page_size":50}}}`)
 		})
 	})
@@ -117,8 +85,8 @@ func BenchmarkAccountServer(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
-	b.Run("rest_list_messages_50", func(b *testing.B) { measure(b, func() { get("/api/v2/messages?page_size=50") }) })
-	b.Run("rest_recent_messages_1", func(b *testing.B) { measure(b, func() { get("/api/v2/messages/recents?limit=1") }) })
+	b.Run("rest_list_messages_50", func(b *testing.B) { latency.Measure(b, "ops/s", func() { get("/api/v2/messages?page_size=50") }) })
+	b.Run("rest_recent_messages_1", func(b *testing.B) { latency.Measure(b, "ops/s", func() { get("/api/v2/messages/recents?limit=1") }) })
 }
 
 // BenchmarkTokenEndpoint measures refresh_token grants (each rotates the refresh token:
@@ -130,7 +98,7 @@ func BenchmarkTokenEndpoint(b *testing.B) {
 	ctx := context.Background()
 	b.Run("refresh", func(b *testing.B) {
 		refresh := tok.RefreshToken
-		measure(b, func() {
+		latency.Measure(b, "ops/s", func() {
 			t, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refresh}).Token()
 			if err != nil {
 				b.Fatal(err)
@@ -139,7 +107,7 @@ func BenchmarkTokenEndpoint(b *testing.B) {
 		})
 	})
 	b.Run("authenticate_access_token", func(b *testing.B) {
-		measure(b, func() {
+		latency.Measure(b, "ops/s", func() {
 			if _, err := app.OAuth.AuthenticateBearer(ctx, tok.AccessToken, app.Server.URL+"/mcp/account"); err != nil {
 				b.Fatal(err)
 			}

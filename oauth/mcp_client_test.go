@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -70,6 +71,26 @@ func connectByURL(t *testing.T, app *testapp.App, email string, scopes ...string
 		t.Fatalf("initialize with the token: %v", err)
 	}
 	return c
+}
+
+// postMCP posts a JSON-RPC body to the account MCP server at base with the bearer token
+// and the session id (none when ""), and returns the response, its body read and closed.
+func postMCP(t testing.TB, c *http.Client, base, token, session, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp/account", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("post to the account MCP server: %v", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
 }
 
 func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcpgo.CallToolResult, string) {
@@ -216,19 +237,7 @@ func TestSessionsBoundToCaller(t *testing.T) {
 	app := newApp(t)
 	post := func(token, session, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, app.Server.URL+"/mcp/account", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
+		return postMCP(t, http.DefaultClient, app.Server.URL, token, session, body)
 	}
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`

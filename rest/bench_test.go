@@ -10,6 +10,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -18,7 +19,7 @@ import (
 // (auth, validation, queries, JSON) for one account with 100,000 messages over 60 days.
 func BenchmarkListMessages(b *testing.B) {
 	app := testapp.New(b)
-	if err := store.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
+	if err := demo.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
 		b.Fatal(err)
 	}
 	app.Rest.PageCacheBytes = 1 // the queries and the encoding on every request, not the cache (BenchmarkReadCache)
@@ -37,14 +38,7 @@ func BenchmarkListMessages(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest("GET", "/api/v2/messages?"+c.query, nil)
 			req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
-			b.ReportAllocs()
-			for b.Loop() {
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body)
-				}
-			}
+			serveLoop(b, h, http.StatusOK, func() *http.Request { return req })
 		})
 	}
 }
@@ -68,20 +62,15 @@ func BenchmarkCreateAsyncBatch(b *testing.B) {
 	}
 	h := app.Rest.Handler()
 	body := `{"requests":[{"id":"s","method":"GET","path":"/services"}]}`
-	b.ReportAllocs()
 	i := 0
-	for b.Loop() {
+	serveLoop(b, h, http.StatusAccepted, func() *http.Request {
 		req := httptest.NewRequest("POST", "/api/v1/batch", strings.NewReader(body))
 		req.Header.Set("Prefer", "respond-async")
 		req.Header.Set("Content-Type", "application/json")
 		req.RemoteAddr = fmt.Sprintf("[2001:db8:%x::1]:4000", i) // a new /64 each time: never over the quota
 		i++
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusAccepted {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
+		return req
+	})
 }
 
 // BenchmarkListToDos measures GET /api/v2/to-dos?page_size=100 over 100 recurring To Dos
@@ -102,14 +91,21 @@ func BenchmarkListToDos(b *testing.B) {
 		b.Run("page_size_100"+state, func(b *testing.B) {
 			req := httptest.NewRequest("GET", "/api/v2/to-dos?page_size=100"+state, nil)
 			req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
-			b.ReportAllocs()
-			for b.Loop() {
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body)
-				}
-			}
+			serveLoop(b, h, http.StatusOK, func() *http.Request { return req })
 		})
+	}
+}
+
+// serveLoop serves the request newReq makes through h once per iteration, reporting
+// allocations, and fails on any status but want.
+func serveLoop(b *testing.B, h http.Handler, want int, newReq func() *http.Request) {
+	b.Helper()
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newReq())
+		if rec.Code != want {
+			b.Fatalf("status %d, want %d: %s", rec.Code, want, rec.Body)
+		}
 	}
 }

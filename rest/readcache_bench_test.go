@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/internal/testapp"
-	"github.com/answerdesk/answerdesk/store"
 )
 
 // BenchmarkReadCache measures GET /api/v2/messages?page_size=50 at 100,000 messages through
@@ -16,7 +16,7 @@ import (
 // the encoding, as every request was before the cache).
 func BenchmarkReadCache(b *testing.B) {
 	app := testapp.New(b)
-	if err := store.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
+	if err := demo.SeedMessages(context.Background(), app.DB, "1001", 100_000, 60, testapp.Start); err != nil {
 		b.Fatal(err)
 	}
 	hit := app.Rest.Handler()

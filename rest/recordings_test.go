@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -130,28 +129,14 @@ func TestRecordingAudio(t *testing.T) {
 	if err != nil || u.Path != fmt.Sprintf("/recordings/%d/audio", rec.ID) || u.Query().Get("expires") == "" || len(u.Query().Get("signature")) != 64 {
 		t.Fatalf("audio URL %q", audioURL)
 	}
-	get := func(t *testing.T, rawURL string, header http.Header) (*http.Response, []byte) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", rawURL, nil)
-		for k, v := range header {
-			req.Header[k] = v
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
-	}
 	t.Run("serves_without_token", func(t *testing.T) {
-		resp, body := get(t, audioURL, nil)
+		resp, body := send(t, "GET", audioURL, nil)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "audio/wav" || string(body[:4]) != "RIFF" {
 			t.Fatalf("status %d type %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	})
 	t.Run("range", func(t *testing.T) {
-		resp, body := get(t, audioURL, http.Header{"Range": {"bytes=4-7"}})
+		resp, body := send(t, "GET", audioURL, nil, "Range", "bytes=4-7")
 		if resp.StatusCode != http.StatusPartialContent || string(body) != "\x24\x00\x00\x00" || resp.Header.Get("Content-Range") == "" {
 			t.Fatalf("range: %d %q %s", resp.StatusCode, body, resp.Header.Get("Content-Range"))
 		}
@@ -159,19 +144,19 @@ func TestRecordingAudio(t *testing.T) {
 	t.Run("tampered_signature_403", func(t *testing.T) {
 		q := u.Query()
 		q.Set("signature", "00"+q.Get("signature")[2:])
-		resp, _ := get(t, app.Server.URL+u.Path+"?"+q.Encode(), nil)
+		resp, _ := send(t, "GET", app.Server.URL+u.Path+"?"+q.Encode(), nil)
 		if resp.StatusCode != 403 {
 			t.Fatalf("tampered: %d", resp.StatusCode)
 		}
 		other := fmt.Sprintf("%s/recordings/%d/audio?%s", app.Server.URL, rec.ID+1, u.RawQuery)
-		if resp, _ := get(t, other, nil); resp.StatusCode != 403 {
+		if resp, _ := send(t, "GET", other, nil); resp.StatusCode != 403 {
 			t.Fatalf("signature reused for another recording: %d", resp.StatusCode)
 		}
 	})
 	t.Run("expires_after_15_minutes", func(t *testing.T) {
 		app.Clock.Advance(16 * time.Minute)
 		defer app.Clock.Advance(-16 * time.Minute)
-		if resp, _ := get(t, audioURL, nil); resp.StatusCode != 403 {
+		if resp, _ := send(t, "GET", audioURL, nil); resp.StatusCode != 403 {
 			t.Fatalf("expired link: %d", resp.StatusCode)
 		}
 	})

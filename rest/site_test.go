@@ -24,7 +24,15 @@ func siteServer(t *testing.T) *httptest.Server {
 
 func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
+	resp, b := send(t, "GET", url, nil, header...)
+	return resp, string(b)
+}
+
+// send makes a request with the header name, value pairs and returns the response and its
+// body.
+func send(t *testing.T, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, body)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -34,7 +42,7 @@ func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return resp, b
 }
 
 func TestSitePages(t *testing.T) {

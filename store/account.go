@@ -33,6 +33,22 @@ func (db *DB) CreateAccount(ctx context.Context, number, name, timeZone string) 
 // CreateCallRecording stores a recording and its CDR, as the telephony side hands them
 // over, with its audio when audio is not nil. It fills in r.ID.
 func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecording, audio *answerdesk.Audio) error {
+	r.HasAudio = audio != nil
+	// Two inserts that read nothing: READ COMMITTED, as a message create (the account's data
+	// version row they bump is bumped by every message write too).
+	return db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		if err := insertCallRecording(ctx, tx, r); err != nil {
+			return err
+		}
+		if audio == nil {
+			return nil
+		}
+		return insertAudio(ctx, tx, r.ID, audio.ContentType, audio.Data, r.StartedAt.UnixMilli())
+	})
+}
+
+// insertCallRecording inserts r, with has_audio from r.HasAudio, and fills in r.ID.
+func insertCallRecording(ctx context.Context, tx *sql.Tx, r *answerdesk.CallRecording) error {
 	d := &r.CDR
 	ms := func(t *answerdesk.Time) any {
 		if t == nil {
@@ -40,34 +56,31 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 		}
 		return t.UnixMilli()
 	}
-	// Two inserts that read nothing: READ COMMITTED, as a message create (the account's data
-	// version row they bump is bumped by every message write too).
-	return db.txReadCommitted(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
-			from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
-			call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
-			who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
-			conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
-			call_created_at, is_orphaned) VALUES (`+placeholders(37)+`) RETURNING id`,
-			r.AccountID, r.CallID, r.CallSID, r.DIDNumber, r.From, r.AgentUsername, r.StartedAt.UnixMilli(), audio != nil,
-			d.ID, d.UniqueCallID, d.AgentID, d.OriginalCallID, d.CallType, d.StartClient, d.EndClient, d.CallerID,
-			d.NumberDialed, d.DID, d.AgentName, d.SkillName, d.SkillID, d.WhoHungUp, d.ConnectionSec, d.IVRSec,
-			d.WaitSec, d.TalkSec, d.HoldSec, d.TransferSec, d.WrapSec, d.ConferenceSec, d.ConferenceTalkSec,
-			d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned).Scan(&r.ID)
-		if err != nil {
-			return fmt.Errorf("insert call recording: %w", err)
-		}
-		r.HasAudio = audio != nil
-		if audio == nil {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO recording_audio (recording_id, content_type, data, created_at) VALUES (?, ?, ?, ?)`,
-			r.ID, audio.ContentType, audio.Data, r.StartedAt.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("insert audio of recording %d: %w", r.ID, err)
-		}
-		return nil
-	})
+	err := tx.QueryRowContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
+		from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
+		call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
+		who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
+		conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
+		call_created_at, is_orphaned) VALUES (`+placeholders(37)+`) RETURNING id`,
+		r.AccountID, r.CallID, r.CallSID, r.DIDNumber, r.From, r.AgentUsername, r.StartedAt.UnixMilli(), r.HasAudio,
+		d.ID, d.UniqueCallID, d.AgentID, d.OriginalCallID, d.CallType, d.StartClient, d.EndClient, d.CallerID,
+		d.NumberDialed, d.DID, d.AgentName, d.SkillName, d.SkillID, d.WhoHungUp, d.ConnectionSec, d.IVRSec,
+		d.WaitSec, d.TalkSec, d.HoldSec, d.TransferSec, d.WrapSec, d.ConferenceSec, d.ConferenceTalkSec,
+		d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned).Scan(&r.ID)
+	if err != nil {
+		return fmt.Errorf("insert call recording: %w", err)
+	}
+	return nil
+}
+
+// insertAudio stores the audio of a recording.
+func insertAudio(ctx context.Context, tx *sql.Tx, recordingID int64, contentType string, data []byte, created int64) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO recording_audio (recording_id, content_type, data, created_at) VALUES (?, ?, ?, ?)`,
+		recordingID, contentType, data, created)
+	if err != nil {
+		return fmt.Errorf("insert audio of recording %d: %w", recordingID, err)
+	}
+	return nil
 }
 
 // AddPhoneNumber gives an account a phone number; SMS-enabled numbers may send SMS To Dos
@@ -99,10 +112,36 @@ func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain stri
 
 // BlacklistEmail forbids an address as a sending address of an account.
 func (db *DB) BlacklistEmail(ctx context.Context, accountID int64, email string) error {
-	_, err := db.write.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		accountID, strings.ToLower(email), db.now().UnixMilli())
-	if err != nil {
+	return blacklistEmail(ctx, db.write, accountID, strings.ToLower(email), db.now().UnixMilli())
+}
+
+// execer runs a statement on the database or in a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// The account's parts that several writers add (the admin API, the demo data, tests), each
+// added once: adding one again changes nothing. The values are normalised already.
+
+func addSendingDomain(ctx context.Context, ex execer, accountID int64, domain string, created int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		accountID, domain, created); err != nil {
+		return fmt.Errorf("add sending domain %s: %w", domain, err)
+	}
+	return nil
+}
+
+func blacklistEmail(ctx context.Context, ex execer, accountID int64, email string, created int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		accountID, email, created); err != nil {
 		return fmt.Errorf("blacklist %s: %w", email, err)
+	}
+	return nil
+}
+
+func addMembership(ctx context.Context, ex execer, userID, accountID int64) error {
+	if _, err := ex.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
+		return fmt.Errorf("add membership: %w", err)
 	}
 	return nil
 }

@@ -59,8 +59,8 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 			}
 		}
 		for _, d := range req.SendingDomains {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, id, d, now); err != nil {
-				return fmt.Errorf("add sending domain %s: %w", d, err)
+			if err := addSendingDomain(ctx, tx, id, d, now); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -213,9 +213,8 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 	if err != nil {
 		return nil, fieldErr("domain", answerdesk.ErrorMessage(err))
 	}
-	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		id, d, s.db.now().UnixMilli()); err != nil {
-		return nil, fmt.Errorf("add sending domain %s: %w", d, err)
+	if err := addSendingDomain(ctx, s.db.write, id, d, s.db.now().UnixMilli()); err != nil {
+		return nil, err
 	}
 	return s.FindAccount(ctx, c, account)
 }
@@ -249,9 +248,8 @@ func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Ca
 	if err != nil {
 		return nil, fieldErr("email", answerdesk.ErrorMessage(err))
 	}
-	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-		id, e, s.db.now().UnixMilli()); err != nil {
-		return nil, fmt.Errorf("blacklist %s: %w", e, err)
+	if err := blacklistEmail(ctx, s.db.write, id, e, s.db.now().UnixMilli()); err != nil {
+		return nil, err
 	}
 	return s.blacklistEntry(ctx, id, account, e)
 }
@@ -477,8 +475,8 @@ func addMemberships(ctx context.Context, tx *sql.Tx, userID int64, numbers []str
 			}
 			return fmt.Errorf("find account %s: %w", num, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
-			return fmt.Errorf("add membership: %w", err)
+		if err := addMembership(ctx, tx, userID, accountID); err != nil {
+			return err
 		}
 	}
 	return nil

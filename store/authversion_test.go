@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestAuthenticateTokenVersion: the token lookup that also reads the data version answers
@@ -16,11 +16,7 @@ import (
 // refuses a revoked token or a disabled user on the very next request.
 func TestAuthenticateTokenVersion(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "authversion.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, testdb.SQLite, "authversion.db")
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for _, n := range []string{"1001", "1002", "1003"} {
 		if _, err := db.CreateAccount(ctx, n, "Account "+n, ""); err != nil {
@@ -28,9 +24,7 @@ func TestAuthenticateTokenVersion(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"1001", "1002", "1003"} {
-		if err := SeedMessages(ctx, db, n, 3, 1, now); err != nil {
-			t.Fatal(err)
-		}
+		insertTestMessages(t, db, n, 3, 1, now)
 	}
 	users, tokens := NewUserService(db), NewTokenService(db)
 	newToken := func(email string, admin bool, accounts ...string) (int64, string) {

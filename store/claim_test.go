@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/store"
@@ -17,64 +16,53 @@ import (
 // runs, and between them take every due one. On PostgreSQL this is FOR UPDATE SKIP LOCKED
 // at READ COMMITTED; on SQLite the single writer.
 func TestClaimsDoNotOverlap(t *testing.T) {
-	for _, engine := range testdb.Engines() {
-		t.Run(engine, func(t *testing.T) {
-			app := testapp.NewOn(t, engine)
-			ctx := context.Background()
-			in, err := answerdesk.ParseOnCallContactCreate([]byte(`{"account_number": "1001", "name": "Desk", "escalation_level": 1,
-				"delivery_methods": [{"type": "external_api", "url": "https://hooks.example/in", "payload_type": "JSON",
-				"data": [{"field": "text", "value": "{{message.content}}"}]}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			caller := app.Caller(t, app.Alice)
-			if _, err := app.Dispatch.CreateOnCallContact(ctx, caller, in); err != nil {
-				t.Fatal(err)
-			}
-			const messages = 120
-			for range messages {
-				app.CreateMessage(t, app.Alice, app.Clock.Now(), map[string]any{"content": "Leak in unit 4B"})
-			}
-			other, err := store.Open(ctx, app.DB.Path())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { other.Close() })
-			other.Secrets = app.DB.Secrets
-			services := []*store.DispatchService{app.Dispatch, store.NewDispatchService(other)}
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
+		app := testapp.NewOn(t, engine)
+		ctx := context.Background()
+		app.CreateOnCallContact(t, app.Alice, deskContact)
+		const messages = 120
+		for range messages {
+			app.CreateMessage(t, app.Alice, app.Clock.Now(), map[string]any{"content": "Leak in unit 4B"})
+		}
+		other, err := store.Open(ctx, app.DB.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { other.Close() })
+		other.Secrets = app.DB.Secrets
+		services := []*store.DispatchService{app.Dispatch, store.NewDispatchService(other)}
 
-			now := app.Clock.Now().Add(time.Second)
-			var mu sync.Mutex
-			claims := map[int64]int{}
-			var wg sync.WaitGroup
-			for w := range 16 {
-				wg.Go(func() {
-					for {
-						got, err := services[w%2].ClaimDeliveries(ctx, now, time.Hour, 4)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						if len(got) == 0 {
-							return
-						}
-						mu.Lock()
-						for _, d := range got {
-							claims[d.ID]++
-						}
-						mu.Unlock()
+		now := app.Clock.Now().Add(time.Second)
+		var mu sync.Mutex
+		claims := map[int64]int{}
+		var wg sync.WaitGroup
+		for w := range 16 {
+			wg.Go(func() {
+				for {
+					got, err := services[w%2].ClaimDeliveries(ctx, now, time.Hour, 4)
+					if err != nil {
+						t.Error(err)
+						return
 					}
-				})
-			}
-			wg.Wait()
-			if len(claims) != messages {
-				t.Errorf("%d deliveries claimed, want %d (one per message)", len(claims), messages)
-			}
-			for id, n := range claims {
-				if n != 1 {
-					t.Errorf("delivery %d claimed %d times within its lease", id, n)
+					if len(got) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, d := range got {
+						claims[d.ID]++
+					}
+					mu.Unlock()
 				}
+			})
+		}
+		wg.Wait()
+		if len(claims) != messages {
+			t.Errorf("%d deliveries claimed, want %d (one per message)", len(claims), messages)
+		}
+		for id, n := range claims {
+			if n != 1 {
+				t.Errorf("delivery %d claimed %d times within its lease", id, n)
 			}
-		})
-	}
+		}
+	})
 }

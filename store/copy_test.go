@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/answerdesk/answerdesk/internal/testdb"
 )
@@ -15,7 +14,7 @@ import (
 // copyTables names every table the migrations create on either engine (but the derived
 // ones and schema_migrations), and each after the tables its foreign keys point to.
 func TestCopyTablesCoverTheSchema(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := openTestDB(t, engine, "schema.db")
 		q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 		if engine == testdb.Postgres {
@@ -113,97 +112,6 @@ func tableRows(t *testing.T, db *DB, table string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// The demo data goes from SQLite to SQLite, and from SQLite to PostgreSQL and back, with
-// every row of every table equal; a target with rows is refused; the copied PostgreSQL
-// database hands out new ids past the copied ones.
-func TestCopy(t *testing.T) {
-	ctx := context.Background()
-	src, _ := seededDB(t, testdb.SQLite, "source.db")
-	// Tables the seed leaves empty get a row too.
-	if err := src.CheckSigningKey(ctx, []byte("0123456789abcdef0123456789abcdef")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewRateLimiter(src, "public", 60, time.Minute).Take(ctx, "127.0.0.1", 1, seedNow); err != nil {
-		t.Fatal(err)
-	}
-	tables := append(slices.Clone(copyTables), "message_counts")
-	fillEmptyTables(t, src)
-	for _, table := range tables {
-		if len(tableRows(t, src, table)) == 0 {
-			t.Fatalf("%s is empty: the copy of its rows would go untested", table)
-		}
-	}
-
-	check := func(t *testing.T, from, to *DB) {
-		t.Helper()
-		report, err := Copy(ctx, from, to, CopyOptions{BatchSize: 70})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if report.Rows < 800 || len(report.Tables) != len(copyTables) {
-			t.Errorf("copied %d rows in %d tables", report.Rows, len(report.Tables))
-		}
-		for _, table := range tables {
-			a, b := tableRows(t, src, table), tableRows(t, to, table)
-			if !slices.Equal(a, b) {
-				t.Errorf("%s: %d rows in the source, %d in the copy, or they differ", table, len(a), len(b))
-			}
-		}
-		// Data versions (ETags of cached reads) go on from the clock on the copy, past every
-		// version the source handed out: a client's ETag from the source never matches
-		// different data on the copy.
-		versions := func(db *DB) map[int64]int64 {
-			vs := map[int64]int64{}
-			rows, err := db.read.QueryContext(ctx, `SELECT account_id, version FROM data_versions`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var a, v int64
-				if err := rows.Scan(&a, &v); err != nil {
-					t.Fatal(err)
-				}
-				vs[a] = v
-			}
-			return vs
-		}
-		before, after := versions(from), versions(to)
-		if len(before) == 0 {
-			t.Fatal("the source has no data versions")
-		}
-		for account, v := range before {
-			if after[account] <= v {
-				t.Errorf("account %d: version %d on the copy, %d on the source: an old ETag could match", account, after[account], v)
-			}
-		}
-		if _, err := Copy(ctx, from, to, CopyOptions{}); err == nil || !strings.Contains(err.Error(), "not empty") {
-			t.Errorf("a second copy into the same target: %v, want a refusal", err)
-		}
-	}
-	t.Run("sqlite to sqlite", func(t *testing.T) {
-		check(t, src, openTestDB(t, testdb.SQLite, "target.db"))
-	})
-	t.Run("sqlite to postgres and back", func(t *testing.T) {
-		pg := openTestDB(t, testdb.Postgres, "")
-		check(t, src, pg)
-		var maxID, id int64
-		if err := pg.read.QueryRow(`SELECT max(id) FROM accounts`).Scan(&maxID); err != nil {
-			t.Fatal(err)
-		}
-		if err := pg.write.QueryRow(`INSERT INTO accounts (number, name, created_at) VALUES ('9999', 'New', 0) RETURNING id`).Scan(&id); err != nil {
-			t.Fatalf("insert after the copy: %v", err)
-		}
-		if id <= maxID {
-			t.Errorf("new account id %d, want past the copied %d", id, maxID)
-		}
-		if _, err := pg.write.Exec(`DELETE FROM accounts WHERE id = ?`, id); err != nil {
-			t.Fatal(err)
-		}
-		check(t, pg, openTestDB(t, testdb.SQLite, "back.db"))
-	})
 }
 
 // fillEmptyTables gives every table the seed leaves empty one row, made from its SQLite

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestMessageCountsMatchMessages changes messages every way the schema allows and checks
 // that the rollup's totals equal a count of the messages for every filter combination.
 func TestMessageCountsMatchMessages(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		db := openTestDB(t, engine, "counts.db")
 		now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -21,9 +22,7 @@ func TestMessageCountsMatchMessages(t *testing.T) {
 			if _, err := db.CreateAccount(ctx, n, "Account "+n, ""); err != nil {
 				t.Fatal(err)
 			}
-			if err := SeedMessages(ctx, db, n, 300, 10, now); err != nil {
-				t.Fatal(err)
-			}
+			insertTestMessages(t, db, n, 300, 10, now)
 		}
 		// Updates of every counted column, and deletes, all through SQL as any future code might.
 		r := rand.New(rand.NewPCG(1, 2))

@@ -75,7 +75,7 @@ func (d dialect) claim(alias string) string {
 	return " FOR UPDATE OF " + alias + " SKIP LOCKED"
 }
 
-// afterBulkLoad runs after many rows were written at once (SeedMessages). On PostgreSQL a
+// afterBulkLoad runs after many rows were written at once (demo.SeedMessages). On PostgreSQL a
 // bulk load leaves the counter rows' old versions and no planner statistics until
 // autovacuum comes by: after 100,000 messages, one account's total took 34 ms before a
 // VACUUM ANALYZE and 1.6 ms after.

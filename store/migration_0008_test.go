@@ -4,12 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestMigrationHidesRecordedAttemptErrors: attempt errors stored before issue 12's fix hold
 // the service's resolver and resolved addresses; migration 0008 keeps their category only.
 func TestMigrationHidesRecordedAttemptErrors(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		db := openTestDB(t, engine, "m.db")
 		tests := []struct{ name, recorded, want string }{

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"testing"
+
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestMigrationKeepsBlacklistForEveryAccount: before migration 0014 the email blacklist was
@@ -10,7 +12,7 @@ import (
 // Running the migration's SQL again on a migrated database treats the existing entries as
 // service-wide ones, which is the case to check.
 func TestMigrationKeepsBlacklistForEveryAccount(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
 		db := openTestDB(t, engine, "m.db")
 		if _, err := db.write.ExecContext(ctx, `INSERT INTO accounts (id, number, name, time_zone, created_at) VALUES (1, '1', 'A', 'UTC', 0), (2, '2', 'B', 'UTC', 0);

@@ -2,23 +2,18 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestListQueriesUseIndexes runs EXPLAIN QUERY PLAN on every list query the services build
 // and fails on a full scan of messages or call_recordings (a "SCAN" that is not in index
 // order). A table scan that works on the demo data would be seconds at a million rows.
 func TestListQueriesUseIndexes(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, testdb.SQLite, "plan.db")
 	// ANALYZE-free plans are what a fresh database gets; test those.
 	member := &answerdesk.Caller{UserID: 1, AccountIDs: []int64{1}}
 	multi := &answerdesk.Caller{UserID: 2, AccountIDs: []int64{1, 2}}

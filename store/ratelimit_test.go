@@ -13,7 +13,7 @@ import (
 
 // The database limiter answers as the memory one does (ratelimit.TestMemory): a fixed
 // window per key, a request over the limit spends nothing, a new window starts afresh.
-func TestRateLimiter(t *testing.T) { forEachEngine(t, testRateLimiter) }
+func TestRateLimiter(t *testing.T) { testdb.ForEachEngine(t, testRateLimiter) }
 
 func testRateLimiter(t *testing.T, engine string) {
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func testRateLimiter(t *testing.T, engine string) {
 }
 
 // Concurrent requests (as from several replicas) never spend more than the limit.
-func TestRateLimiterConcurrent(t *testing.T) { forEachEngine(t, testRateLimiterConcurrent) }
+func TestRateLimiterConcurrent(t *testing.T) { testdb.ForEachEngine(t, testRateLimiterConcurrent) }
 
 func testRateLimiterConcurrent(t *testing.T, engine string) {
 	ctx := context.Background()
@@ -99,7 +99,7 @@ func testRateLimiterConcurrent(t *testing.T, engine string) {
 }
 
 // Counters of passed windows are deleted, and only those.
-func TestRateLimiterSweeps(t *testing.T) { forEachEngine(t, testRateLimiterSweeps) }
+func TestRateLimiterSweeps(t *testing.T) { testdb.ForEachEngine(t, testRateLimiterSweeps) }
 
 func testRateLimiterSweeps(t *testing.T, engine string) {
 	ctx := context.Background()
@@ -120,7 +120,7 @@ func testRateLimiterSweeps(t *testing.T, engine string) {
 }
 
 // A database remembers the key it was first served with and refuses another.
-func TestCheckSigningKey(t *testing.T) { forEachEngine(t, testCheckSigningKey) }
+func TestCheckSigningKey(t *testing.T) { testdb.ForEachEngine(t, testCheckSigningKey) }
 
 func testCheckSigningKey(t *testing.T, engine string) {
 	ctx := context.Background()

@@ -128,7 +128,22 @@ func (s *TokenService) CreateToken(ctx context.Context, userID int64, name strin
 	return s.createToken(ctx, userID, name, answerdesk.NewTokenValue())
 }
 
-// createToken stores a token with a given plain value (the demo seed's fixed token).
+// ImportToken stores a token whose plain value is given (the demo data's fixed tokens)
+// unless a token with that value is stored already, revoked or not: importing it again
+// changes nothing.
+func (s *TokenService) ImportToken(ctx context.Context, userID int64, name, plain string) error {
+	var n int
+	if err := s.db.write.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE hash = ?`, answerdesk.HashToken(plain)).Scan(&n); err != nil {
+		return fmt.Errorf("find token: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	_, _, err := s.createToken(ctx, userID, name, plain)
+	return err
+}
+
+// createToken stores a token with a given plain value.
 func (s *TokenService) createToken(ctx context.Context, userID int64, name, plain string) (*answerdesk.Token, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {

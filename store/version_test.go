@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
 // TestDataVersionChangesOnEveryWrite: every kind of write to an account's messages or call
@@ -14,11 +14,7 @@ import (
 // that account's data version and no other account's.
 func TestDataVersionChangesOnEveryWrite(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "versions.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestDB(t, testdb.SQLite, "versions.db")
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	acme, err := db.CreateAccount(ctx, "1001", "Acme", "")
 	if err != nil {
@@ -28,9 +24,7 @@ func TestDataVersionChangesOnEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SeedMessages(ctx, db, "1001", 5, 1, now); err != nil {
-		t.Fatal(err)
-	}
+	insertTestMessages(t, db, "1001", 5, 1, now)
 	skill := "Sales"
 	rec := &answerdesk.CallRecording{AccountID: acme.ID, CallID: 7, CallSID: "CA1", DIDNumber: "+1", From: "+2",
 		StartedAt: answerdesk.NewTime(now.AddDate(0, 0, -40)), CDR: answerdesk.CDR{ID: 7, UniqueCallID: 7, CallType: "InboundCall",

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -44,11 +45,11 @@ func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	return c.withDB(ctx, false, func(db *store.DB) error {
-		demo, err := store.Seed(ctx, db, store.SeedOptions{})
+		creds, err := demo.Seed(ctx, db, demo.Options{})
 		if err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
-		fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*c.dbPath), demo.Token, demo.AdminToken)
+		fmt.Fprintf(stdout, "demo data loaded into %s\ndemo API token (owner@acme.example): %s\nadmin API token (admin@answerdesk.example): %s\n", store.DisplayName(*c.dbPath), creds.Token, creds.AdminToken)
 		return nil
 	})
 }

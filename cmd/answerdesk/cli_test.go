@@ -96,9 +96,7 @@ func lastLine(s string) string {
 
 // TestProvisioningCommands provisions an empty database from the command line alone.
 func TestProvisioningCommands(t *testing.T) {
-	for _, engine := range testdb.Engines() {
-		t.Run(engine, func(t *testing.T) { testProvisioningCommands(t, engine) })
-	}
+	testdb.ForEachEngine(t, testProvisioningCommands)
 }
 
 func testProvisioningCommands(t *testing.T, engine string) {

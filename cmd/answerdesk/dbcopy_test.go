@@ -17,22 +17,20 @@ func TestDBCopyCommand(t *testing.T) {
 	if out, err := runCmd(t, "", "seed", "--db", src); err != nil {
 		t.Fatalf("seed: %v %s", err, out)
 	}
-	for _, engine := range testdb.Engines() {
-		t.Run(engine, func(t *testing.T) {
-			to := testdb.DSN(t, engine, "target.db")
-			out, err := runCmd(t, "", "db", "copy", "--from", src, "--to", to)
-			if err != nil || !regexp.MustCompile(`messages\s+500 rows`).MatchString(out) || !strings.Contains(out, "row counts verified") {
-				t.Fatalf("db copy: %v\n%s", err, out)
-			}
-			if out, err := runCmd(t, "", "token", "list", "--db", to); err != nil || !strings.Contains(out, "owner@acme.example") {
-				t.Errorf("the copy does not serve the demo tokens: %v\n%s", err, out)
-			}
-			out, err = runCmd(t, "", "db", "copy", "--from", src, "--to", to)
-			if err == nil || !strings.Contains(err.Error(), "not empty") {
-				t.Errorf("a second copy into the same database: %v\n%s", err, out)
-			}
-		})
-	}
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
+		to := testdb.DSN(t, engine, "target.db")
+		out, err := runCmd(t, "", "db", "copy", "--from", src, "--to", to)
+		if err != nil || !regexp.MustCompile(`messages\s+500 rows`).MatchString(out) || !strings.Contains(out, "row counts verified") {
+			t.Fatalf("db copy: %v\n%s", err, out)
+		}
+		if out, err := runCmd(t, "", "token", "list", "--db", to); err != nil || !strings.Contains(out, "owner@acme.example") {
+			t.Errorf("the copy does not serve the demo tokens: %v\n%s", err, out)
+		}
+		out, err = runCmd(t, "", "db", "copy", "--from", src, "--to", to)
+		if err == nil || !strings.Contains(err.Error(), "not empty") {
+			t.Errorf("a second copy into the same database: %v\n%s", err, out)
+		}
+	})
 	for _, args := range [][]string{
 		{"db", "copy", "--to", filepath.Join(dir, "x.db")},
 		{"db", "copy", "--from", src, "--to", src},

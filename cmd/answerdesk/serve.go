@@ -20,6 +20,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/rest"
@@ -156,11 +157,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer m.Close()
 	if cfg.demo {
-		demo, err := store.Seed(ctx, m.DB, store.SeedOptions{})
+		creds, err := demo.Seed(ctx, m.DB, demo.Options{})
 		if err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
-		printDemo(stdout, cfg.baseURL, demo)
+		printDemo(stdout, cfg.baseURL, creds)
 	} else if err := printFirstStart(ctx, stdout, m.DB, cfg); err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func publicConfig(cfg serveConfig) (rest.PublicConfig, error) {
 	return pc, nil
 }
 
-func printDemo(w io.Writer, baseURL string, d *store.Demo) {
+func printDemo(w io.Writer, baseURL string, d *demo.Credentials) {
 	fmt.Fprintf(w, `
 answerdesk demo is ready at %[1]s
 

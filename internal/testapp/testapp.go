@@ -175,6 +175,35 @@ func (a *App) Caller(t testing.TB, u User) *answerdesk.Caller {
 	return c
 }
 
+// CreateOnCallContact creates an on-call contact as u from the JSON body of a create
+// request.
+func (a *App) CreateOnCallContact(t testing.TB, u User, body string) *answerdesk.OnCallContact {
+	t.Helper()
+	in, err := answerdesk.ParseOnCallContactCreate([]byte(body))
+	if err != nil {
+		t.Fatalf("parse on-call contact: %v", err)
+	}
+	c, err := a.Dispatch.CreateOnCallContact(context.Background(), a.Caller(t, u), in)
+	if err != nil {
+		t.Fatalf("create on-call contact: %v", err)
+	}
+	return c
+}
+
+// CreateToDo creates a To Do as u from the JSON body of a create request.
+func (a *App) CreateToDo(t testing.TB, u User, body string) *answerdesk.ToDo {
+	t.Helper()
+	req, err := answerdesk.ParseToDoCreate([]byte(body))
+	if err != nil {
+		t.Fatalf("parse To Do: %v", err)
+	}
+	td, err := a.ToDos.CreateToDo(context.Background(), a.Caller(t, u), req)
+	if err != nil {
+		t.Fatalf("create To Do: %v", err)
+	}
+	return td
+}
+
 // CreateMessage creates a message as u at the given time through the store, with the given
 // JSON fields of a create request.
 func (a *App) CreateMessage(t testing.TB, u User, at time.Time, fields map[string]any) *answerdesk.Message {

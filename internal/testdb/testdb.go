@@ -47,6 +47,14 @@ func Engine() string {
 // Engines lists both engines, for suites that loop over them.
 func Engines() []string { return []string{SQLite, Postgres} }
 
+// ForEachEngine runs fn as a subtest named after each engine.
+func ForEachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
+	t.Helper()
+	for _, engine := range Engines() {
+		t.Run(engine, func(t *testing.T) { fn(t, engine) })
+	}
+}
+
 // DSN returns a fresh database for the engine: a SQLite file path named name in a temporary
 // directory, or the URL of a new PostgreSQL database.
 func DSN(t testing.TB, engine, name string) string {

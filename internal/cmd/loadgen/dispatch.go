@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -128,11 +129,11 @@ func seedDemo(ctx context.Context, path string) (string, error) {
 		return "", err
 	}
 	defer db.Close()
-	demo, err := store.Seed(ctx, db, store.SeedOptions{})
+	creds, err := demo.Seed(ctx, db, demo.Options{})
 	if err != nil {
 		return "", fmt.Errorf("seed demo data: %w", err)
 	}
-	return demo.Token, nil
+	return creds.Token, nil
 }
 
 // replaceContacts deletes the on-call contacts of account 1001 (the demo's points at

@@ -67,6 +67,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/store"
 )
 
@@ -357,10 +358,10 @@ func seed(ctx context.Context, path string, n int) (*fixture, error) {
 		return nil, err
 	}
 	defer db.Close()
-	if _, err := store.Seed(ctx, db, store.SeedOptions{}); err != nil {
+	if _, err := demo.Seed(ctx, db, demo.Options{}); err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
-	if err := store.SeedMessages(ctx, db, accountNumber, n, seedDays, time.Now()); err != nil {
+	if err := demo.SeedMessages(ctx, db, accountNumber, n, seedDays, time.Now()); err != nil {
 		return nil, fmt.Errorf("seed %d messages: %w", n, err)
 	}
 	user, err := store.NewUserService(db).FindUserByEmail(ctx, ownerEmail)

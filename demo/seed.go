@@ -1,11 +1,9 @@
-package store
+package demo
 
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -14,11 +12,11 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/answerdesk/answerdesk/demo"
+	"github.com/answerdesk/answerdesk/store"
 )
 
-// DemoPassword is the password of every demo user (CONTRACT §6; demo data only).
-const DemoPassword = "demo-password"
+// Password is the password of every demo user (CONTRACT §6; demo data only).
+const Password = "demo-password"
 
 // The fixed seed of the demo data: the same seed gives the same data.
 const (
@@ -36,15 +34,15 @@ const (
 	seedBatchSize     = 10000
 )
 
-// SeedOptions tunes the demo data; zero values give CONTRACT §6 exactly.
-type SeedOptions struct {
+// Options tunes the demo data; zero values give CONTRACT §6 exactly.
+type Options struct {
 	Now        time.Time // anchor of "the last 60 days"; zero means db.Now()
 	Messages   int       // default 500; negative means none
 	Recordings int       // default 200; negative means none; at most one per call message
 }
 
-// Demo is what a seeded database offers a new user.
-type Demo struct {
+// Credentials are what a seeded database offers a new user.
+type Credentials struct {
 	Token      string // customer API token of owner@acme.example (fixed, derived from the seed)
 	AdminToken string // token of admin@answerdesk.example
 	Password   string // "demo-password"
@@ -105,108 +103,74 @@ func zoneFor(tz string) *time.Location {
 }
 
 // demoCredentials derives the fixed demo tokens from the seed.
-func demoCredentials() *Demo {
+func demoCredentials() *Credentials {
 	r := rand.New(rand.NewPCG(seedHi, seedLo^seedTokens))
-	return &Demo{Token: demo.Token(r), AdminToken: demo.Token(r), Password: DemoPassword}
+	return &Credentials{Token: Token(r), AdminToken: Token(r), Password: Password}
 }
 
 // Seed loads the demo data of CONTRACT §6 unless account 1001 already exists (then it only
-// returns the Demo). Deterministic: same seed, same data (ids, contents; times are relative
-// to opts.Now).
+// returns the Credentials). Deterministic: same seed, same data (ids, contents; times are
+// relative to opts.Now).
 //
 // Users and tokens are made first (each found again if present, so a seed interrupted
 // before its last step can be run again); accounts and everything in them are inserted in
 // one final transaction, so account 1001 exists only once the data is complete.
-func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
-	demo := demoCredentials()
-	if ok, err := demoSeeded(ctx, db.write); err != nil || ok {
+func Seed(ctx context.Context, db *store.DB, opts Options) (*Credentials, error) {
+	creds := demoCredentials()
+	var seeded bool
+	err := db.BulkLoad(ctx, func(b *store.Bulk) (err error) {
+		seeded, err = demoSeeded(ctx, b)
+		return err
+	})
+	if err != nil || seeded {
 		if err == nil {
-			err = seedThroughServices(ctx, db, db.now()) // a database seeded before these existed
+			err = seedThroughServices(ctx, db, db.Now().UTC()) // a database seeded before these existed
 		}
-		return demo, err
+		return creds, err
 	}
 	now := opts.Now
 	if now.IsZero() {
-		now = db.now()
+		now = db.Now()
 	}
 	now = now.UTC().Truncate(time.Millisecond)
 	nMessages := defaultCount(opts.Messages, demoMessages)
 	nRecordings := defaultCount(opts.Recordings, demoRecordings)
 
-	users := NewUserService(db)
+	users := store.NewUserService(db)
 	userIDs := map[string]int64{}
 	for _, u := range []answerdesk.UserCreate{
-		{Email: demoAccountSpecs[0].owner, Password: DemoPassword},
-		{Email: demoAccountSpecs[1].owner, Password: DemoPassword},
-		{Email: demoAdminEmail, Password: DemoPassword, Admin: true},
+		{Email: demoAccountSpecs[0].owner, Password: Password},
+		{Email: demoAccountSpecs[1].owner, Password: Password},
+		{Email: demoAdminEmail, Password: Password, Admin: true},
 	} {
-		id, err := findOrCreateUser(ctx, db, users, u)
+		id, err := findOrCreateUser(ctx, users, u)
 		if err != nil {
 			return nil, fmt.Errorf("seed user %s: %w", u.Email, err)
 		}
 		userIDs[u.Email] = id
 	}
-	tokens := NewTokenService(db)
+	tokens := store.NewTokenService(db)
 	for _, t := range []struct {
 		email, plain string
-	}{{demoAccountSpecs[0].owner, demo.Token}, {demoAdminEmail, demo.AdminToken}} {
-		var n int
-		if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE hash = ?`, answerdesk.HashToken(t.plain)).Scan(&n); err != nil {
-			return nil, fmt.Errorf("seed token: %w", err)
-		}
-		if n > 0 {
-			continue
-		}
-		if _, _, err := tokens.createToken(ctx, userIDs[t.email], demoTokenName, t.plain); err != nil {
+	}{{demoAccountSpecs[0].owner, creds.Token}, {demoAdminEmail, creds.AdminToken}} {
+		if err := tokens.ImportToken(ctx, userIDs[t.email], demoTokenName, t.plain); err != nil {
 			return nil, fmt.Errorf("seed token of %s: %w", t.email, err)
 		}
 	}
 
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err = db.BulkLoad(ctx, func(b *store.Bulk) error {
 		// Drawn from the start on every run of the transaction, so a retried run inserts the same data.
 		g := newGen(rand.New(rand.NewPCG(seedHi, seedLo)))
-		if ok, err := demoSeeded(ctx, tx); err != nil || ok {
+		if ok, err := demoSeeded(ctx, b); err != nil || ok {
 			return err // seeded concurrently meanwhile
 		}
 		nowMS := now.UnixMilli()
 		created := now.AddDate(0, 0, -400).UnixMilli()
 		var accts []*seedAccount
 		for _, s := range demoAccountSpecs {
-			a := &seedAccount{number: s.number, name: s.name, timeZone: s.timeZone, dental: s.dental,
-				zone: zoneFor(s.timeZone), did: s.phone, areaCodes: s.areaCodes, ownerID: userIDs[s.owner], share: s.share}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				s.number, s.name, s.timeZone, created); err != nil {
-				return fmt.Errorf("seed account %s: %w", s.number, err)
-			}
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, s.number).Scan(&a.id); err != nil {
-				return fmt.Errorf("seed account %s: %w", s.number, err)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, a.ownerID, a.id); err != nil {
-				return fmt.Errorf("seed membership: %w", err)
-			}
-			var assistant *string
-			if s.assistant != "" {
-				assistant = &s.assistant
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled, ai_assistant_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				a.id, s.phone, s.sms, assistant); err != nil {
-				return fmt.Errorf("seed phone number %s: %w", s.phone, err)
-			}
-			var didID int64
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM phone_numbers WHERE number = ?`, s.phone).Scan(&didID); err != nil {
-				return fmt.Errorf("seed phone number %s: %w", s.phone, err)
-			}
-			a.didID = &didID
-			if _, err := tx.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-				a.id, s.domain, created); err != nil {
-				return fmt.Errorf("seed sending domain %s: %w", s.domain, err)
-			}
-			// The blocked address is on this account's own domain: blacklisted for it.
-			if strings.HasSuffix(demoBlocked, "@"+s.domain) {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
-					a.id, demoBlocked, created); err != nil {
-					return fmt.Errorf("seed email blacklist: %w", err)
-				}
+			a, err := addAccount(ctx, b, s, userIDs[s.owner], created)
+			if err != nil {
+				return err
 			}
 			accts = append(accts, a)
 		}
@@ -215,10 +179,10 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 		for _, s := range g.slots(accts, nMessages, demoDays, now) {
 			msgs = append(msgs, g.message(s.acct, s.at, nowMS))
 		}
-		if err := insertMessages(ctx, tx, msgs); err != nil {
+		if err := insertMessages(ctx, b, msgs); err != nil {
 			return err
 		}
-		return g.insertRecordings(ctx, tx, msgs, nRecordings, now)
+		return g.insertRecordings(ctx, b, msgs, nRecordings, now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
@@ -226,7 +190,36 @@ func Seed(ctx context.Context, db *DB, opts SeedOptions) (*Demo, error) {
 	if err := seedThroughServices(ctx, db, now); err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
-	return demo, nil
+	return creds, nil
+}
+
+// addAccount creates a demo account with its owner, phone number, sending domain and
+// blacklist.
+func addAccount(ctx context.Context, b *store.Bulk, s demoAccountSpec, ownerID, created int64) (*seedAccount, error) {
+	a := &seedAccount{number: s.number, name: s.name, timeZone: s.timeZone, dental: s.dental,
+		zone: zoneFor(s.timeZone), did: s.phone, areaCodes: s.areaCodes, ownerID: ownerID, share: s.share}
+	var err error
+	if a.id, err = b.AddAccount(ctx, s.number, s.name, s.timeZone, created); err != nil {
+		return nil, fmt.Errorf("seed account: %w", err)
+	}
+	if err := b.AddMember(ctx, a.ownerID, a.id); err != nil {
+		return nil, fmt.Errorf("seed account %s: %w", s.number, err)
+	}
+	didID, err := b.AddPhoneNumber(ctx, a.id, s.phone, s.sms, s.assistant)
+	if err != nil {
+		return nil, fmt.Errorf("seed account %s: %w", s.number, err)
+	}
+	a.didID = &didID
+	if err := b.AddSendingDomain(ctx, a.id, s.domain, created); err != nil {
+		return nil, fmt.Errorf("seed account %s: %w", s.number, err)
+	}
+	// The blocked address is on this account's own domain: blacklisted for it.
+	if strings.HasSuffix(demoBlocked, "@"+s.domain) {
+		if err := b.BlacklistEmail(ctx, a.id, demoBlocked, created); err != nil {
+			return nil, fmt.Errorf("seed account %s: %w", s.number, err)
+		}
+	}
+	return a, nil
 }
 
 func defaultCount(n, def int) int {
@@ -239,26 +232,24 @@ func defaultCount(n, def int) int {
 	return n
 }
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // demoSeeded reports whether account 1001 exists.
-func demoSeeded(ctx context.Context, q queryRower) (bool, error) {
-	var n int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE number = ?`, demoAccountSpecs[0].number).Scan(&n); err != nil {
-		return false, fmt.Errorf("check demo data: %w", err)
+func demoSeeded(ctx context.Context, b *store.Bulk) (bool, error) {
+	_, err := b.Account(ctx, demoAccountSpecs[0].number)
+	switch {
+	case err == nil:
+		return true, nil
+	case answerdesk.ErrorCode(err) == answerdesk.ENOTFOUND:
+		return false, nil
 	}
-	return n > 0, nil
+	return false, fmt.Errorf("check demo data: %w", err)
 }
 
-func findOrCreateUser(ctx context.Context, db *DB, users *UserService, u answerdesk.UserCreate) (int64, error) {
-	var id int64
-	err := db.write.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, u.Email).Scan(&id)
+func findOrCreateUser(ctx context.Context, users *store.UserService, u answerdesk.UserCreate) (int64, error) {
+	found, err := users.FindUserByEmail(ctx, u.Email)
 	if err == nil {
-		return id, nil
+		return found.ID, nil
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	if answerdesk.ErrorCode(err) != answerdesk.ENOTFOUND {
 		return 0, err
 	}
 	user, err := users.CreateUser(ctx, &u)
@@ -271,41 +262,33 @@ func findOrCreateUser(ctx context.Context, db *DB, users *UserService, u answerd
 // SeedMessages inserts n generated messages for the account number, spread over the `days`
 // days before now, in large batched transactions. Used by benchmarks and load tests. The
 // messages are random but realistic, like the demo data; they have no call recordings.
-func SeedMessages(ctx context.Context, db *DB, accountNumber string, n int, days int, now time.Time) error {
+func SeedMessages(ctx context.Context, db *store.DB, accountNumber string, n int, days int, now time.Time) error {
 	if n <= 0 {
 		return nil
 	}
 	days = max(days, 1)
-	a := &seedAccount{number: accountNumber}
-	err := db.write.QueryRowContext(ctx, `SELECT id, name, time_zone FROM accounts WHERE number = ?`, accountNumber).
-		Scan(&a.id, &a.name, &a.timeZone)
-	if errors.Is(err, sql.ErrNoRows) {
-		return answerdesk.Errorf(answerdesk.ENOTFOUND, "no account with number %s", accountNumber)
-	}
+	var found *store.BulkAccount
+	var maxID int64
+	err := db.BulkLoad(ctx, func(b *store.Bulk) (err error) {
+		if found, err = b.Account(ctx, accountNumber); err != nil {
+			return err
+		}
+		maxID, err = b.MaxMessageID(ctx)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("find account %s: %w", accountNumber, err)
+		return fmt.Errorf("seed messages: %w", err)
 	}
-	a.zone, a.dental, a.share = zoneFor(a.timeZone), strings.Contains(strings.ToLower(a.name), "dental"), 1
-	a.areaCodes = []string{"212", "312", "415", "512", "617", "702", "808"}
+	a := &seedAccount{id: found.ID, number: accountNumber, name: found.Name, timeZone: found.TimeZone,
+		zone: zoneFor(found.TimeZone), dental: strings.Contains(strings.ToLower(found.Name), "dental"), share: 1,
+		didID: found.PhoneID, did: found.Phone, areaCodes: []string{"212", "312", "415", "512", "617", "702", "808"}}
 	for _, s := range demoAccountSpecs {
 		if s.number == accountNumber {
 			a.areaCodes = s.areaCodes
 		}
 	}
-	var didID int64
-	err = db.write.QueryRowContext(ctx, `SELECT id, number FROM phone_numbers WHERE account_id = ? ORDER BY id LIMIT 1`, a.id).Scan(&didID, &a.did)
-	switch {
-	case err == nil:
-		a.didID = &didID
-	case !errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("find phone number of account %s: %w", accountNumber, err)
-	}
 	// A seed of its own, different on every call (uuids must not repeat), from the state of
 	// the table and the anchor time.
-	var maxID int64
-	if err := db.write.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM messages`).Scan(&maxID); err != nil {
-		return fmt.Errorf("seed messages: %w", err)
-	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d/%d/%d", accountNumber, n, days, now.UnixNano())
 	g := newGen(rand.New(rand.NewPCG(h.Sum64(), uint64(maxID)^seedLo)))
@@ -323,14 +306,13 @@ func SeedMessages(ctx context.Context, db *DB, accountNumber string, n int, days
 		for i, s := range batch {
 			msgs[i] = g.message(s.acct, s.at, nowMS)
 		}
-		if err := db.tx(ctx, func(tx *sql.Tx) error { return insertMessages(ctx, tx, msgs) }); err != nil {
+		if err := db.BulkLoad(ctx, func(b *store.Bulk) error { return insertMessages(ctx, b, msgs) }); err != nil {
 			return fmt.Errorf("seed messages: %w", err)
 		}
 	}
-	return db.d.afterBulkLoad(ctx, db.write)
+	return db.AfterBulkLoad(ctx)
 }
 
-// gen generates demo data from one random source, in a fixed order of draws.
 type gen struct {
 	r       *rand.Rand
 	callID  int64
@@ -392,76 +374,28 @@ func (g *gen) slots(accts []*seedAccount, n, days int, now time.Time) []slot {
 	return out
 }
 
-// seedMessage is a generated message, in the columns Seed fills, plus what its recording
-// needs.
+// seedMessage is a generated message: the row Seed inserts, plus what its recording needs.
 type seedMessage struct {
-	acct           *seedAccount
-	uuid           string
-	agent          *demo.Agent
-	activities     int
-	callID         *int64
-	chatID         *int64
-	phoneNumber    *string
-	callerID       *string
-	first, last    *string
-	company        *string
-	content        string
-	status         string
-	ivr            *string
-	phone, email   *string
-	callRefID      *string
-	note           *string
-	address        *string
-	city, state    *string
-	zip            *string
-	heard          *string
-	altPhone       *string
-	nonMessageType *string
-	emailSubject   *string
-	origin         string
-	disposition    *string
-	read           bool
-	emergency      bool
-	created        int64
-	updated        int64
-	delivered      *int64
-	acked          *int64
-	answers        string
-	userID         *int64
+	store.MessageRow
+	acct  *seedAccount
+	agent *Agent
 }
 
-const messageSeedInsert = `INSERT INTO messages (uuid, account_id, agent_id, user_id, did_id, activities_count,
-	escalation_counter, call_id, chat_session_id, phone_number, caller_id, first_name, last_name, company_name,
-	content, status, ivr, phone, email, call_ref_id, note, address, city, state, zip, how_you_hear_about_us,
-	alt_phone, receiver_name, non_message_type, email_subject, origin, disposition, read, is_emergency,
-	created_at, updated_at, delivered_at, message_received_date, acknowledged_at, answers)
-	VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-func insertMessages(ctx context.Context, tx *sql.Tx, msgs []*seedMessage) error {
-	stmt, err := tx.PrepareContext(ctx, messageSeedInsert)
-	if err != nil {
-		return fmt.Errorf("prepare message insert: %w", err)
-	}
-	defer stmt.Close()
-	for _, m := range msgs {
-		var agentID *int64
-		var receiver *string
+// insertMessages completes the rows with what the accounts and agents give them and
+// inserts them.
+func insertMessages(ctx context.Context, b *store.Bulk, msgs []*seedMessage) error {
+	rows := make([]*store.MessageRow, len(msgs))
+	for i, m := range msgs {
+		m.AccountID = m.acct.id
 		if m.agent != nil {
-			agentID, receiver = &m.agent.ID, &m.agent.Name
+			m.AgentID, m.ReceiverName = &m.agent.ID, &m.agent.Name
 		}
-		var didID *int64
-		if m.callID != nil || m.origin == answerdesk.OriginSMS {
-			didID = m.acct.didID
+		if m.CallID != nil || m.Origin == answerdesk.OriginSMS {
+			m.DIDID = m.acct.didID
 		}
-		if _, err := stmt.ExecContext(ctx, m.uuid, m.acct.id, agentID, m.userID, didID, m.activities,
-			m.callID, m.chatID, m.phoneNumber, m.callerID, m.first, m.last, m.company,
-			m.content, m.status, m.ivr, m.phone, m.email, m.callRefID, m.note, m.address, m.city, m.state, m.zip, m.heard,
-			m.altPhone, receiver, m.nonMessageType, m.emailSubject, m.origin, m.disposition, m.read, m.emergency,
-			m.created, m.updated, m.delivered, m.created, m.acked, m.answers); err != nil {
-			return fmt.Errorf("insert message: %w", err)
-		}
+		rows[i] = &m.MessageRow
 	}
-	return nil
+	return b.InsertMessages(ctx, rows)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -496,30 +430,30 @@ func (g *gen) callerNumber(a *seedAccount) (e164, area, line string) {
 // message generates the message created at `at` (unix ms) on account a, with a status
 // consistent with its age at now.
 func (g *gen) message(a *seedAccount, at, now int64) *seedMessage {
-	m := &seedMessage{acct: a, uuid: demo.UUID(g.r), origin: g.origin(), created: at, answers: "{}"}
-	call := m.origin == answerdesk.OriginCall || m.origin == answerdesk.OriginAICall
-	switch m.origin {
+	m := &seedMessage{acct: a, MessageRow: store.MessageRow{UUID: UUID(g.r), Origin: g.origin(), CreatedAt: at, Answers: "{}"}}
+	call := m.Origin == answerdesk.OriginCall || m.Origin == answerdesk.OriginAICall
+	switch m.Origin {
 	case answerdesk.OriginCall:
-		m.agent = &demo.Agents[g.r.IntN(len(demo.Agents))]
+		m.agent = &Agents[g.r.IntN(len(Agents))]
 	case answerdesk.OriginAICall:
-		m.agent = &demo.AIAgent
+		m.agent = &AIAgent
 	case answerdesk.OriginChat:
-		m.agent = &demo.Agents[g.r.IntN(len(demo.Agents))]
+		m.agent = &Agents[g.r.IntN(len(Agents))]
 		g.chatID += int64(g.between(1, 9))
-		m.chatID = ptr(g.chatID)
+		m.ChatSessionID = ptr(g.chatID)
 	case answerdesk.OriginAPI:
 		if a.ownerID != 0 {
-			m.userID = ptr(a.ownerID)
+			m.UserID = ptr(a.ownerID)
 		}
 	}
 	if call {
 		g.callID += int64(g.between(1, 40))
-		m.callID = ptr(g.callID)
-		m.callRefID = ptr(fmt.Sprintf("%s-%d", a.number, g.callID))
+		m.CallID = ptr(g.callID)
+		m.CallRefID = ptr(fmt.Sprintf("%s-%d", a.number, g.callID))
 	}
 	e164, area, line := g.callerNumber(a)
-	if call || m.origin == answerdesk.OriginSMS {
-		m.callerID, m.phoneNumber = ptr(e164), ptr(e164)
+	if call || m.Origin == answerdesk.OriginSMS {
+		m.CallerID, m.PhoneNumber = ptr(e164), ptr(e164)
 	}
 
 	if call && g.chance(0.06) {
@@ -537,36 +471,36 @@ func (g *gen) nonMessage(m *seedMessage) {
 	switch u := g.r.IntN(4); {
 	case u < 2:
 		kind, disp = "hang_up", "Hang up"
-		m.content = "Caller hung up before leaving a message. Caller ID " + *m.callerID + "."
+		m.Content = "Caller hung up before leaving a message. Caller ID " + *m.CallerID + "."
 	case u < 3:
 		kind, disp = "wrong_number", "Wrong number"
-		m.first = ptr(g.pick(demo.FirstNames))
-		m.content = fmt.Sprintf("%s was trying to reach %s. Wrong number; no message taken.", *m.first, g.pick(demo.WrongNumbers))
+		m.FirstName = ptr(g.pick(FirstNames))
+		m.Content = fmt.Sprintf("%s was trying to reach %s. Wrong number; no message taken.", *m.FirstName, g.pick(WrongNumbers))
 	default:
 		kind, disp = "spam", "Spam"
-		m.content = fmt.Sprintf("Recorded sales call about %s. No message taken.", g.pick(demo.SpamTopics))
+		m.Content = fmt.Sprintf("Recorded sales call about %s. No message taken.", g.pick(SpamTopics))
 	}
-	m.nonMessageType, m.disposition = ptr(kind), ptr(disp)
+	m.NonMessageType, m.Disposition = ptr(kind), ptr(disp)
 }
 
 // body fills a real message: who called, why, how to reach them, and the message text.
 func (g *gen) body(m *seedMessage, e164, area, line string) {
 	a := m.acct
-	reasons, places := demo.PlumbingReasons, demo.AcmePlaces
+	reasons, places := PlumbingReasons, AcmePlaces
 	if a.dental {
-		reasons, places = demo.DentalReasons, demo.BirchPlaces
+		reasons, places = DentalReasons, BirchPlaces
 	}
 	rs := reasons[g.r.IntN(len(reasons))]
-	first, last := g.pick(demo.FirstNames), g.pick(demo.LastNames)
-	m.first, m.last = &first, &last
+	first, last := g.pick(FirstNames), g.pick(LastNames)
+	m.FirstName, m.LastName = &first, &last
 	name := first + " " + last
 	switch {
 	case rs.Company != "":
-		m.company = ptr(rs.Company)
+		m.CompanyName = ptr(rs.Company)
 	case !a.dental && g.chance(0.15):
-		m.company = ptr(g.pick(demo.Companies))
+		m.CompanyName = ptr(g.pick(Companies))
 	}
-	m.emergency = rs.Emergency && g.chance(0.85)
+	m.IsEmergency = rs.Emergency && g.chance(0.85)
 
 	// The callback number: usually the caller's own, written as the caller gave it.
 	callback := fmt.Sprintf("(%s) 555-%s", area, line)
@@ -577,53 +511,53 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 		_, area2, line2 := g.callerNumber(a)
 		callback = fmt.Sprintf("(%s) 555-%s", area2, line2)
 	}
-	m.phone = &callback
-	if m.origin == answerdesk.OriginEmail || m.origin == answerdesk.OriginWeb || m.origin == answerdesk.OriginChat || g.chance(0.2) {
+	m.Phone = &callback
+	if m.Origin == answerdesk.OriginEmail || m.Origin == answerdesk.OriginWeb || m.Origin == answerdesk.OriginChat || g.chance(0.2) {
 		local := strings.ToLower(strings.ReplaceAll(first+"."+last, "'", ""))
-		m.email = ptr(local + "@" + g.pick(demo.EmailDomains))
+		m.Email = ptr(local + "@" + g.pick(EmailDomains))
 	}
-	if m.origin == answerdesk.OriginEmail {
-		m.emailSubject = ptr(rs.Reason)
+	if m.Origin == answerdesk.OriginEmail {
+		m.EmailSubject = ptr(rs.Reason)
 	}
-	if m.origin == answerdesk.OriginCall && g.chance(0.7) {
+	if m.Origin == answerdesk.OriginCall && g.chance(0.7) {
 		switch {
-		case m.emergency && a.dental:
-			m.ivr = ptr("9 - Dental emergency")
-		case m.emergency:
-			m.ivr = ptr("1 - Emergency service")
+		case m.IsEmergency && a.dental:
+			m.IVR = ptr("9 - Dental emergency")
+		case m.IsEmergency:
+			m.IVR = ptr("1 - Emergency service")
 		case a.dental:
-			m.ivr = ptr(g.pick(demo.DentalIVR))
+			m.IVR = ptr(g.pick(DentalIVR))
 		default:
-			m.ivr = ptr(g.pick(demo.PlumbingIVR))
+			m.IVR = ptr(g.pick(PlumbingIVR))
 		}
 	}
 	var address string
 	if !a.dental && g.chance(0.6) || a.dental && g.chance(0.1) {
 		p := places[g.r.IntN(len(places))]
-		address = fmt.Sprintf("%d %s", g.between(10, 2999), g.pick(demo.Streets))
-		m.address, m.city, m.state, m.zip = ptr(address), ptr(p.City), ptr(p.State), ptr(p.Zip)
+		address = fmt.Sprintf("%d %s", g.between(10, 2999), g.pick(Streets))
+		m.Address, m.City, m.State, m.Zip = ptr(address), ptr(p.City), ptr(p.State), ptr(p.Zip)
 	}
 	if g.chance(0.15) {
-		m.heard = ptr(g.pick(demo.HeardFrom))
+		m.HowYouHeardAboutUs = ptr(g.pick(HeardFrom))
 	}
 	if g.chance(0.05) {
 		_, area2, line2 := g.callerNumber(a)
-		m.altPhone = ptr(fmt.Sprintf("(%s) 555-%s", area2, line2))
+		m.AltPhone = ptr(fmt.Sprintf("(%s) 555-%s", area2, line2))
 	}
 	if g.chance(0.05) {
-		m.note = ptr(g.pick(demo.Notes))
+		m.Note = ptr(g.pick(Notes))
 	}
-	best := g.pick(demo.BestTimes)
-	if m.emergency {
+	best := g.pick(BestTimes)
+	if m.IsEmergency {
 		best = "As soon as possible"
 	}
 
 	who := name
-	if m.company != nil {
-		who += " of " + *m.company
+	if m.CompanyName != nil {
+		who += " of " + *m.CompanyName
 	}
 	var b strings.Builder
-	switch m.origin {
+	switch m.Origin {
 	case answerdesk.OriginCall:
 		fmt.Fprintf(&b, "%s called about %s.", who, rs.About)
 	case answerdesk.OriginAICall:
@@ -640,55 +574,55 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 		fmt.Fprintf(&b, "Message from %s about %s.", who, rs.About)
 	}
 	switch {
-	case m.emergency && a.dental:
+	case m.IsEmergency && a.dental:
 		b.WriteString(" The caller is in a lot of pain and would like to be seen as soon as possible; the on-call dentist was notified.")
-	case m.emergency:
+	case m.IsEmergency:
 		b.WriteString(" The caller says it is urgent and asked for the on-call technician.")
 	case g.chance(0.3):
 		b.WriteString(g.pick([]string{" Caller is an existing customer.", " Caller asked for a text confirmation.",
 			" Caller would like a quote before any work is done.", " Caller said there is no rush.", " Caller has called before about this."}))
 	}
 	if address != "" {
-		fmt.Fprintf(&b, " Address: %s, %s, %s %s.", address, *m.city, *m.state, *m.zip)
+		fmt.Fprintf(&b, " Address: %s, %s, %s %s.", address, *m.City, *m.State, *m.Zip)
 	}
-	if m.origin == answerdesk.OriginEmail || m.origin == answerdesk.OriginWeb {
-		fmt.Fprintf(&b, " Please reply to %s or call %s.", *m.email, callback)
+	if m.Origin == answerdesk.OriginEmail || m.Origin == answerdesk.OriginWeb {
+		fmt.Fprintf(&b, " Please reply to %s or call %s.", *m.Email, callback)
 	} else {
 		fmt.Fprintf(&b, " Please call back at %s.", callback)
 	}
-	if !m.emergency {
+	if !m.IsEmergency {
 		fmt.Fprintf(&b, " Best time to call: %s.", best)
 	}
-	m.content = b.String()
+	m.Content = b.String()
 
 	disp := "Message taken"
-	if m.emergency {
+	if m.IsEmergency {
 		disp = "Urgent - on-call notified"
 	}
-	m.disposition = &disp
+	m.Disposition = &disp
 
 	if g.chance(0.7) {
 		ans := map[string]any{"Callback number": callback, "Reason for call": rs.Reason, "Best time to call": best}
 		if a.dental {
 			ans["Existing patient?"] = g.pick([]string{"Yes", "Yes", "No"})
 		} else if address != "" {
-			ans["Service address"] = fmt.Sprintf("%s, %s, %s %s", address, *m.city, *m.state, *m.zip)
+			ans["Service address"] = fmt.Sprintf("%s, %s, %s %s", address, *m.City, *m.State, *m.Zip)
 		}
-		if m.emergency && !a.dental {
+		if m.IsEmergency && !a.dental {
 			ans["Is the water shut off?"] = g.pick([]string{"Yes", "No", "Not sure"})
 		}
-		if m.company != nil {
-			ans["Company"] = *m.company
+		if m.CompanyName != nil {
+			ans["Company"] = *m.CompanyName
 		}
 		b, _ := json.Marshal(ans) // sorted keys: deterministic
-		m.answers = string(b)
+		m.Answers = string(b)
 	}
 }
 
 // lifecycle sets status, delivery, acknowledgement and read state from the message's age:
 // recent messages are often still new, older ones mostly acknowledged.
 func (g *gen) lifecycle(m *seedMessage, now int64) {
-	age := time.Duration(now-m.created) * time.Millisecond
+	age := time.Duration(now-m.CreatedAt) * time.Millisecond
 	var pNew, pDelivered float64
 	switch {
 	case age < 2*time.Hour:
@@ -702,31 +636,31 @@ func (g *gen) lifecycle(m *seedMessage, now int64) {
 	}
 	u := g.r.Float64()
 	deliverDelay := int64(g.between(30, 1200)) * 1000
-	if m.emergency {
+	if m.IsEmergency {
 		deliverDelay = int64(g.between(20, 180)) * 1000
 	}
 	ackDelay := int64(g.between(60, 8*3600)) * 1000
 	readDelay := int64(g.between(30, 3600)) * 1000
 	readU := g.r.Float64()
-	m.updated = m.created
+	m.UpdatedAt = m.CreatedAt
 	switch {
 	case u < pNew:
-		m.status, m.activities = answerdesk.StatusNew, g.r.IntN(2)
-		m.read = readU < 0.1
+		m.Status, m.ActivitiesCount = answerdesk.StatusNew, g.r.IntN(2)
+		m.Read = readU < 0.1
 	case u < pNew+pDelivered:
-		m.status, m.activities = answerdesk.StatusDelivered, g.between(1, 3)
-		m.delivered = ptr(min(m.created+deliverDelay, now))
-		m.updated = *m.delivered
-		m.read = readU < 0.5
+		m.Status, m.ActivitiesCount = answerdesk.StatusDelivered, g.between(1, 3)
+		m.DeliveredAt = ptr(min(m.CreatedAt+deliverDelay, now))
+		m.UpdatedAt = *m.DeliveredAt
+		m.Read = readU < 0.5
 	default:
-		m.status, m.activities = answerdesk.StatusAcknowledged, g.between(2, 5)
-		m.delivered = ptr(min(m.created+deliverDelay, now))
-		m.acked = ptr(min(*m.delivered+ackDelay, now))
-		m.updated = *m.acked
-		m.read = readU < 0.9
+		m.Status, m.ActivitiesCount = answerdesk.StatusAcknowledged, g.between(2, 5)
+		m.DeliveredAt = ptr(min(m.CreatedAt+deliverDelay, now))
+		m.AckedAt = ptr(min(*m.DeliveredAt+ackDelay, now))
+		m.UpdatedAt = *m.AckedAt
+		m.Read = readU < 0.9
 	}
-	if m.read {
-		m.updated = min(m.updated+readDelay, now)
+	if m.Read {
+		m.UpdatedAt = min(m.UpdatedAt+readDelay, now)
 	}
 }
 
@@ -746,12 +680,12 @@ type seedRecording struct {
 // insertRecordings records n of the calls in msgs (real messages first), each with a CDR
 // whose figures add up and that ends when the message was created; recordings younger than
 // the audio retention get a WAV file.
-func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMessage, n int, now time.Time) error {
+func (g *gen) insertRecordings(ctx context.Context, b *store.Bulk, msgs []*seedMessage, n int, now time.Time) error {
 	var calls, others []*seedMessage
 	for _, m := range msgs {
 		switch {
-		case m.callID == nil:
-		case m.nonMessageType == nil:
+		case m.CallID == nil:
+		case m.NonMessageType == nil:
 			calls = append(calls, m)
 		default:
 			others = append(others, m)
@@ -765,18 +699,18 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 	audioSince := now.Add(-audioRetentionDay * 24 * time.Hour).UnixMilli()
 	recs := make([]*seedRecording, len(chosen))
 	for i, m := range chosen {
-		rec := &seedRecording{msg: m, callSID: "CA" + demo.Hex(g.r, 16), startClient: "pstn", endClient: "agent_desktop"}
+		rec := &seedRecording{msg: m, callSID: "CA" + Hex(g.r, 16), startClient: "pstn", endClient: "agent_desktop"}
 		g.cdrID += int64(g.between(1, 60))
 		g.uniqID += int64(g.between(1, 900))
 		rec.cdrID, rec.uniqID = g.cdrID, g.uniqID
-		if m.origin == answerdesk.OriginAICall {
+		if m.Origin == answerdesk.OriginAICall {
 			rec.ivr, rec.wait, rec.talk = int64(g.between(0, 4)), int64(g.between(0, 2)), int64(g.between(40, 300))
 			rec.wrap = int64(g.between(2, 10))
 			rec.endClient = "ai_assistant"
 		} else {
 			rec.ivr, rec.wait, rec.talk = int64(g.between(0, 25)), int64(g.between(2, 60)), int64(g.between(30, 480))
 			rec.wrap = int64(g.between(15, 150))
-			if m.nonMessageType != nil {
+			if m.NonMessageType != nil {
 				rec.talk = int64(g.between(0, 20))
 			}
 		}
@@ -785,22 +719,22 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 		}
 		if g.chance(0.07) {
 			rec.transfer = int64(g.between(15, 90))
-			rec.originalCallID = m.callID
+			rec.originalCallID = m.CallID
 		}
 		rec.conn = rec.ivr + rec.wait + rec.talk + rec.hold + rec.transfer
-		rec.end = m.created
+		rec.end = m.CreatedAt
 		rec.start = rec.end - rec.conn*1000
 		rec.answer = rec.start + (rec.ivr+rec.wait)*1000
 		rec.whoHungUp = "agent"
-		if g.chance(0.3) || m.nonMessageType != nil {
+		if g.chance(0.3) || m.NonMessageType != nil {
 			rec.whoHungUp = "caller"
 		}
 		local := time.UnixMilli(rec.start).In(m.acct.zone)
 		kind, kindID := "Main", 1
 		switch {
-		case m.origin == answerdesk.OriginAICall:
+		case m.Origin == answerdesk.OriginAICall:
 			kind, kindID = "AI Receptionist", 4
-		case m.emergency && !m.acct.dental:
+		case m.IsEmergency && !m.acct.dental:
 			kind, kindID = "Emergency", 3
 		case local.Weekday() == time.Saturday || local.Weekday() == time.Sunday || local.Hour() < 8 || local.Hour() >= 18:
 			kind, kindID = "After Hours", 2
@@ -812,39 +746,33 @@ func (g *gen) insertRecordings(ctx context.Context, tx *sql.Tx, msgs []*seedMess
 	}
 	slices.SortStableFunc(recs, func(x, y *seedRecording) int { return cmp.Compare(x.start, y.start) })
 
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
-		from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
-		call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
-		who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
-		conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
-		call_created_at, is_orphaned)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'InboundCall', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, 0) RETURNING id`)
-	if err != nil {
-		return fmt.Errorf("prepare recording insert: %w", err)
-	}
-	defer stmt.Close()
-	audio, err := tx.PrepareContext(ctx, `INSERT INTO recording_audio (recording_id, content_type, data, created_at) VALUES (?, 'audio/wav', ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("prepare audio insert: %w", err)
-	}
-	defer audio.Close()
 	for _, rec := range recs {
-		m := rec.msg
-		var id int64
-		err := stmt.QueryRowContext(ctx, m.acct.id, *m.callID, rec.callSID, m.acct.did, *m.callerID,
-			m.agent.Username, rec.start, rec.audio, rec.cdrID, rec.uniqID, m.agent.ID, rec.originalCallID,
-			rec.startClient, rec.endClient, *m.callerID, m.acct.did, m.acct.did, m.agent.Name, rec.skillName, rec.skillID,
-			rec.whoHungUp, rec.conn, rec.ivr, rec.wait, rec.talk, rec.hold, rec.transfer, rec.wrap,
-			rec.start, rec.answer, rec.end, rec.end, rec.start).Scan(&id)
-		if err != nil {
-			return fmt.Errorf("insert call recording: %w", err)
+		r := rec.callRecording()
+		if err := b.InsertCallRecording(ctx, r); err != nil {
+			return err
 		}
 		if !rec.audio {
 			continue
 		}
-		if _, err := audio.ExecContext(ctx, id, demo.WAV(id), rec.end+int64(rec.wrap)*1000); err != nil {
-			return fmt.Errorf("insert recording audio: %w", err)
+		created := time.UnixMilli(rec.end + rec.wrap*1000)
+		if err := b.InsertAudio(ctx, r.ID, &answerdesk.Audio{ContentType: "audio/wav", Data: WAV(r.ID), ModTime: created}); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// callRecording is the recording as stored: an inbound call to the account's number,
+// taken by the message's agent.
+func (rec *seedRecording) callRecording() *answerdesk.CallRecording {
+	m := rec.msg
+	at := func(ms int64) answerdesk.Time { return answerdesk.NewTime(time.UnixMilli(ms)) }
+	return &answerdesk.CallRecording{AccountID: m.acct.id, CallID: *m.CallID, CallSID: rec.callSID, DIDNumber: m.acct.did,
+		From: *m.CallerID, AgentUsername: &m.agent.Username, StartedAt: at(rec.start), HasAudio: rec.audio,
+		CDR: answerdesk.CDR{ID: rec.cdrID, UniqueCallID: rec.uniqID, AgentID: &m.agent.ID, OriginalCallID: rec.originalCallID,
+			CallType: "InboundCall", StartClient: &rec.startClient, EndClient: &rec.endClient, CallerID: *m.CallerID,
+			NumberDialed: m.acct.did, DID: m.acct.did, AgentName: &m.agent.Name, SkillName: &rec.skillName, SkillID: &rec.skillID,
+			WhoHungUp: &rec.whoHungUp, ConnectionSec: rec.conn, IVRSec: rec.ivr, WaitSec: rec.wait, TalkSec: rec.talk,
+			HoldSec: rec.hold, TransferSec: rec.transfer, WrapSec: rec.wrap, StartTime: at(rec.start),
+			AgentAnswerTime: ptr(at(rec.answer)), EndTime: ptr(at(rec.end)), HangUpTime: ptr(at(rec.end)), CallCreatedAt: at(rec.start)}}
 }

@@ -1,4 +1,4 @@
-package store
+package demo
 
 import (
 	"context"
@@ -13,32 +13,45 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testdb"
+	"github.com/answerdesk/answerdesk/store"
 )
 
 var seedNow = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-func seededDB(t *testing.T, engine, name string) (*DB, *Demo) {
+// openTestDB opens a fresh database on the engine, closed when the test ends.
+func openTestDB(t *testing.T, engine, name string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), testdb.DSN(t, engine, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func seededDB(t *testing.T, engine, name string) (*store.DB, *Credentials) {
 	t.Helper()
 	db := openTestDB(t, engine, name)
-	demo, err := Seed(context.Background(), db, SeedOptions{Now: seedNow})
+	demo, err := Seed(context.Background(), db, Options{Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return db, demo
 }
 
-func count(t *testing.T, db *DB, query string, args ...any) int {
+func count(t *testing.T, db *store.DB, query string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.read.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+	if err := db.SQL().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
 }
 
-func messageDigest(t *testing.T, db *DB) string {
+func messageDigest(t *testing.T, db *store.DB) string {
 	t.Helper()
-	rows, err := db.read.Query(`SELECT a.number, m.uuid, m.content, m.created_at, m.status, m.origin, m.answers
+	rows, err := db.SQL().Query(`SELECT a.number, m.uuid, m.content, m.created_at, m.status, m.origin, m.answers
 		FROM messages m JOIN accounts a ON a.id = m.account_id ORDER BY m.id`)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +73,7 @@ func messageDigest(t *testing.T, db *DB) string {
 }
 
 func TestSeedCounts(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, demo := seededDB(t, engine, "a.db")
 		for _, c := range []struct {
 			query string
@@ -97,7 +110,7 @@ func TestSeedCounts(t *testing.T) {
 			t.Errorf("demo = %+v", demo)
 		}
 		for _, email := range []string{"owner@acme.example", "owner@birch.example", "admin@answerdesk.example"} {
-			if _, err := NewUserService(db).CheckPassword(context.Background(), email, "demo-password"); err != nil {
+			if _, err := store.NewUserService(db).CheckPassword(context.Background(), email, "demo-password"); err != nil {
 				t.Errorf("sign in as %s: %v", email, err)
 			}
 		}
@@ -140,12 +153,12 @@ func TestSeedCounts(t *testing.T) {
 // TestSeedMessageConsistency checks that every message's state agrees with its times and
 // its fields have the documented forms.
 func TestSeedMessageConsistency(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		now := seedNow.UnixMilli()
 		uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 		phoneRE := regexp.MustCompile(`^(\+1\d{10}|\(\d{3}\) \d{3}-\d{4})$`)
-		rows, err := db.read.Query(`SELECT uuid, status, origin, created_at, updated_at, delivered_at, acknowledged_at,
+		rows, err := db.SQL().Query(`SELECT uuid, status, origin, created_at, updated_at, delivered_at, acknowledged_at,
 		message_received_date, answers, phone, caller_id, non_message_type FROM messages`)
 		if err != nil {
 			t.Fatal(err)
@@ -229,10 +242,10 @@ func TestSeedMessageConsistency(t *testing.T) {
 }
 
 func TestSeedIdempotent(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, first := seededDB(t, engine, "a.db")
 		digest := messageDigest(t, db)
-		second, err := Seed(context.Background(), db, SeedOptions{Now: seedNow.Add(time.Hour)})
+		second, err := Seed(context.Background(), db, Options{Now: seedNow.Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +265,7 @@ func TestSeedIdempotent(t *testing.T) {
 }
 
 func TestSeedDeterministic(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db1, demo1 := seededDB(t, engine, "a.db")
 		db2, demo2 := seededDB(t, engine, "b.db")
 		if *demo1 != *demo2 {
@@ -261,8 +274,8 @@ func TestSeedDeterministic(t *testing.T) {
 		if d1, d2 := messageDigest(t, db1), messageDigest(t, db2); d1 != d2 {
 			t.Errorf("message digests differ: %s, %s", d1, d2)
 		}
-		recs := func(db *DB) string {
-			rows, err := db.read.Query(`SELECT id, call_id, call_sid, started_at, connection_sec, skill_name, has_audio,
+		recs := func(db *store.DB) string {
+			rows, err := db.SQL().Query(`SELECT id, call_id, call_sid, started_at, connection_sec, skill_name, has_audio,
 			(SELECT data FROM recording_audio WHERE recording_id = r.id) FROM call_recordings r ORDER BY id`)
 			if err != nil {
 				t.Fatal(err)
@@ -288,14 +301,14 @@ func TestSeedDeterministic(t *testing.T) {
 }
 
 func TestSeedDemoToken(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, demo := seededDB(t, engine, "a.db")
 		ctx := context.Background()
 		var acme int64
-		if err := db.read.QueryRow(`SELECT id FROM accounts WHERE number = '1001'`).Scan(&acme); err != nil {
+		if err := db.SQL().QueryRow(`SELECT id FROM accounts WHERE number = '1001'`).Scan(&acme); err != nil {
 			t.Fatal(err)
 		}
-		tokens := NewTokenService(db)
+		tokens := store.NewTokenService(db)
 		c, err := tokens.AuthenticateToken(ctx, demo.Token)
 		if err != nil {
 			t.Fatal(err)
@@ -323,7 +336,7 @@ func TestSeedDemoToken(t *testing.T) {
 }
 
 func TestSeedRecordings(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		for _, c := range []struct {
 			what  string
@@ -372,7 +385,7 @@ func TestSeedRecordings(t *testing.T) {
 			t.Errorf("only %d skill names", n)
 		}
 
-		rows, err := db.read.Query(`SELECT recording_id, content_type, data FROM recording_audio`)
+		rows, err := db.SQL().Query(`SELECT recording_id, content_type, data FROM recording_audio`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +447,7 @@ func checkWAV(b []byte) error {
 }
 
 func TestSeedMessages(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db, _ := seededDB(t, engine, "a.db")
 		ctx := context.Background()
 		if err := SeedMessages(ctx, db, "1001", 10000, 30, seedNow); err != nil {
@@ -472,9 +485,9 @@ func TestSeedMessages(t *testing.T) {
 // TestSeedMessagesEmptyDB checks SeedMessages on an account with no phone number and no
 // demo data.
 func TestSeedMessagesEmptyDB(t *testing.T) {
-	forEachEngine(t, func(t *testing.T, engine string) {
+	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		db := openTestDB(t, engine, "a.db")
-		if _, err := db.write.Exec(`INSERT INTO accounts (number, name, created_at) VALUES ('42', 'Zed Roofing', 0)`); err != nil {
+		if _, err := db.CreateAccount(context.Background(), "42", "Zed Roofing", ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := SeedMessages(context.Background(), db, "42", 500, 3, seedNow); err != nil {

@@ -1,4 +1,4 @@
-package store
+package demo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/store"
 )
 
 // demoToDos are the demo To Dos (CONTRACT §6: 20), created through ToDoService so they
@@ -36,7 +37,7 @@ var demoToDos = []struct{ owner, body string }{
 
 // seedThroughServices creates the demo data that goes through the services' own rules:
 // To Dos and the on-call contact. Each part is skipped when it exists.
-func seedThroughServices(ctx context.Context, db *DB, now time.Time) error {
+func seedThroughServices(ctx context.Context, db *store.DB, now time.Time) error {
 	if err := seedToDos(ctx, db, now); err != nil {
 		return err
 	}
@@ -51,12 +52,11 @@ const demoContact = `{"account_number": "1001", "name": "Acme dispatch board", "
 	{"field": "callback", "value": "{{message.answers.Callback number}}"}, {"field": "text", "value": "{{message.content}}"},
 	{"field": "account", "value": "{{account.name}} ({{account.number}})"}]}]}`
 
-func seedOnCallContact(ctx context.Context, db *DB) error {
-	var n int
-	if err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM on_call_contacts`).Scan(&n); err != nil || n > 0 {
+func seedOnCallContact(ctx context.Context, db *store.DB) error {
+	if has, err := db.HasOnCallContacts(ctx); err != nil || has {
 		return err
 	}
-	u, err := NewUserService(db).FindUserByEmail(ctx, "owner@acme.example")
+	u, err := store.NewUserService(db).FindUserByEmail(ctx, "owner@acme.example")
 	if err != nil {
 		return err
 	}
@@ -68,21 +68,20 @@ func seedOnCallContact(ctx context.Context, db *DB) error {
 	if err != nil {
 		return fmt.Errorf("demo on-call contact: %w", err)
 	}
-	_, err = NewDispatchService(db).CreateOnCallContact(ctx, c, in)
+	_, err = store.NewDispatchService(db).CreateOnCallContact(ctx, c, in)
 	return err
 }
 
 // seedToDos creates the demo To Dos unless the database already has To Dos.
-func seedToDos(ctx context.Context, db *DB, now time.Time) error {
-	var n int
-	if err := db.rd.QueryRowContext(ctx, `SELECT count(*) FROM to_dos`).Scan(&n); err != nil || n > 0 {
+func seedToDos(ctx context.Context, db *store.DB, now time.Time) error {
+	if has, err := db.HasToDos(ctx); err != nil || has {
 		return err
 	}
 	saved := db.Now
 	db.Now = func() time.Time { return now }
 	defer func() { db.Now = saved }()
-	svc := NewToDoService(db)
-	users := NewUserService(db)
+	svc := store.NewToDoService(db)
+	users := store.NewUserService(db)
 	for i, d := range demoToDos {
 		u, err := users.FindUserByEmail(ctx, d.owner)
 		if err != nil {
