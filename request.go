@@ -1,0 +1,187 @@
+package answerdesk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// Request bodies are decoded into structs of Opt fields (one struct per body: the
+// ...Request types) by decodeRequest, the one decoding every parser shares, and then
+// validated field by field so that a request reports every bad field at once. The rules of
+// every body are the same: a property is matched by its exact name, an unknown one is
+// ignored, null is the same as leaving the property out, and a value of the wrong JSON type
+// is an error on that property, not on the body. The structs are also what the API
+// reference's request schemas are generated from (rest/openapi.go).
+
+// Opt is a property of a request body as the client gave it.
+type Opt[T any] struct {
+	Value T
+	// Set: the property was given, not null, and a T.
+	Set bool
+	// Named: the property was in the body, null or of the wrong type included (an update
+	// tells "clear it" from "leave it").
+	Named bool
+	// Wrong is, when the property was given as another JSON type, that type as
+	// encoding/json names it ("number", "string", "number 1.5", "object", ...).
+	Wrong string
+}
+
+// UnmarshalJSON records the property. It never fails, so the decoding of the body goes on
+// to the next property. A struct T is decoded as a request body itself (decodeRequest).
+func (o *Opt[T]) UnmarshalJSON(b []byte) error {
+	*o = Opt[T]{Named: true}
+	if string(b) == "null" {
+		return nil
+	}
+	if reflect.TypeFor[T]().Kind() == reflect.Struct {
+		if !decodeRequest(b, &o.Value) {
+			o.Value, o.Wrong = *new(T), jsonKind(b)
+			return nil
+		}
+		o.Set = true
+		return nil
+	}
+	if err := json.Unmarshal(b, &o.Value); err != nil {
+		// Value keeps what was decoded before the error, as a map or struct decoding would.
+		o.Wrong = jsonKind(b)
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field == "" {
+			o.Wrong = typeErr.Value
+		}
+		return nil
+	}
+	o.Set = true
+	return nil
+}
+
+// Has reports whether the property was given a value (of the right type or not): named and
+// not null.
+func (o Opt[T]) Has() bool { return o.Set || o.Wrong != "" }
+
+// jsonKind names the JSON type of b as encoding/json's type errors do.
+func jsonKind(b []byte) string {
+	switch s := strings.TrimSpace(string(b)); {
+	case s == "":
+		return "nothing"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	case s[0] == '"':
+		return "string"
+	case s == "true" || s == "false":
+		return "bool"
+	default:
+		return "number"
+	}
+}
+
+// decodeRequest decodes body, which must be one JSON object, into the struct in points to:
+// each field (those of embedded structs included) takes the member of its exact json name.
+// It reports whether body was a JSON object. Fields are Opt values, which record a value of
+// the wrong type instead of failing.
+func decodeRequest(body []byte, in any) bool {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
+		return false
+	}
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || name == "" || name == "-" {
+			continue
+		}
+		if b, ok := raw[name]; ok {
+			// A field's own decoding decides what a bad value is (Opt never fails).
+			_ = json.Unmarshal(b, v.FieldByIndex(f.Index).Addr().Interface())
+		}
+	}
+	return true
+}
+
+// wrongTypes lists the properties of a decoded request (in points to) that were given as
+// the wrong JSON type, in field order: name and the type given.
+func wrongTypes(in any) []FieldError {
+	var out []FieldError
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || name == "" || name == "-" {
+			continue
+		}
+		if w := v.FieldByIndex(f.Index).FieldByName("Wrong"); w.IsValid() && w.String() != "" {
+			out = append(out, FieldError{Field: name, Message: w.String()})
+		}
+	}
+	return out
+}
+
+// text returns the string of o, or false when it is not usable: not given, given as
+// another type, or longer than max characters (the last two recorded on name).
+func (v *ValidationErrors) text(name string, o Opt[string], max int) (string, bool) {
+	switch {
+	case o.Wrong != "":
+		v.Add(name, "must be a string")
+	case !o.Set:
+	case utf8.RuneCountInString(o.Value) > max:
+		v.Add(name, fmt.Sprintf("must be at most %d characters", max))
+	default:
+		return o.Value, true
+	}
+	return "", false
+}
+
+// boolean returns the value of o, false when not given; a value of another type is
+// recorded on name.
+func (v *ValidationErrors) boolean(name string, o Opt[bool]) bool {
+	if o.Wrong != "" {
+		v.Add(name, "must be a boolean")
+	}
+	return o.Value
+}
+
+// integer returns the value of o when it is an integer from min to max; otherwise, when
+// given, it records msg on name.
+func (v *ValidationErrors) integer(name string, o Opt[json.Number], min, max int64, msg string) (int64, bool) {
+	if !o.Set && o.Wrong == "" {
+		return 0, false
+	}
+	i, err := o.Value.Int64()
+	if o.Wrong != "" || err != nil || i < min || i > max {
+		v.Add(name, msg)
+		return 0, false
+	}
+	return i, true
+}
+
+// fieldNames are the json names of the fields of struct type t, in order.
+func fieldNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return names
+}
+
+// given is s as a property given in a body; nil is a property left out.
+func given(s *string) Opt[string] {
+	if s == nil {
+		return Opt[string]{}
+	}
+	return Opt[string]{Value: *s, Set: true, Named: true}
+}
+
+// overlay sets each Opt field of the struct dst points to that the same struct src points
+// to names: an update applied to what it changes.
+func overlay[T any](dst, src *T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := range s.NumField() {
+		if s.Field(i).FieldByName("Named").Bool() {
+			d.Field(i).Set(s.Field(i))
+		}
+	}
+}
