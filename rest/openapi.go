@@ -153,15 +153,15 @@ var (
 )
 
 func init() {
-	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "", true)
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "")
 	openAPIV1ETag = etagOf(openAPIV1)
-	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2", false)
+	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2")
 }
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
 // error that every test of the package reports.
-func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) []byte {
-	doc, err := buildDocument(base, extras, comps, enums, ops, prefix, declaresQuery)
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, ops, prefix)
 	if err != nil {
 		panic(err)
 	}
@@ -175,21 +175,32 @@ var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "secur
 // buildDocument assembles a document: base with the schemas of comps generated, their
 // enumerations set, and extras merged over them; with ops, the paths of those operations
 // from their declarations (operationPaths).
-func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) ([]byte, error) {
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string) ([]byte, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(base, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
 	}
+	var components map[string]json.RawMessage
+	if err := json.Unmarshal(doc["components"], &components); err != nil {
+		return nil, fmt.Errorf("openapi base components: %w", err)
+	}
 	if ops != nil {
-		paths, err := operationPaths(doc["paths"], ops, prefix, declaresQuery)
+		var params map[string]map[string]any
+		if raw := components["parameters"]; raw != nil {
+			if err := json.Unmarshal(raw, &params); err != nil {
+				return nil, fmt.Errorf("openapi base parameters: %w", err)
+			}
+		}
+		paths, err := operationPaths(doc["paths"], params, ops, prefix)
 		if err != nil {
 			return nil, err
 		}
 		doc["paths"] = paths
-	}
-	var components map[string]json.RawMessage
-	if err := json.Unmarshal(doc["components"], &components); err != nil {
-		return nil, fmt.Errorf("openapi base components: %w", err)
+		if declaresShared(ops) { // else the base's, in its order
+			if components["parameters"], err = json.Marshal(params); err != nil {
+				return nil, fmt.Errorf("openapi parameters: %w", err)
+			}
+		}
 	}
 	schemas := map[string]any{}
 	if raw := components["schemas"]; raw != nil {
@@ -270,6 +281,13 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
+}
+
+// declaresShared reports whether an operation of ops takes a shared query parameter.
+func declaresShared(ops []operation) bool {
+	return slices.ContainsFunc(ops, func(op operation) bool {
+		return slices.ContainsFunc(op.query, func(q queryParam) bool { return q.shared != "" })
+	})
 }
 
 // componentSchema is the schema of t as a generic JSON value, the other components referred
