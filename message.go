@@ -187,40 +187,40 @@ type MessageCreate struct {
 // ones ignored, and null is the same as leaving a property out.
 type MessageCreateRequest struct {
 	Content           Opt[string]          `json:"content" jsonschema:"Message text. Required, must not be blank."`
-	AccountNumber     Opt[string]          `json:"account_number" jsonschema:"Number of the account to create the message on. Required unless you are a member of exactly one account; you must be a member of it (or an admin)."`
-	Origin            Opt[string]          `json:"origin" jsonschema:"Channel the message came in on, matched case-insensitively. Defaults to AI_CALL when from_ai_assistant is true, else API."`
-	EscalationLevelID Opt[json.Number]     `json:"escalation_level_id" jsonschema:"Escalation level to start the message at."`
-	FromAIAssistant   Opt[bool]            `json:"from_ai_assistant" jsonschema:"The message was taken by an AI assistant; sets origin to AI_CALL when origin is not given."`
-	IsEmergency       Opt[bool]            `json:"is_emergency" jsonschema:"Flag the message as an emergency. Default false."`
-	Answers           Opt[json.RawMessage] `json:"answers" jsonschema:"Answers to script questions, keyed by question name (at most 100 questions, 32 KiB of JSON)."`
+	AccountNumber     Opt[string]          `json:"account_number,omitzero" jsonschema:"Number of the account to create the message on. Required unless you are a member of exactly one account; you must be a member of it (or an admin)."`
+	Origin            Opt[string]          `json:"origin,omitzero" jsonschema:"Channel the message came in on, matched case-insensitively. Defaults to AI_CALL when from_ai_assistant is true, else API."`
+	EscalationLevelID Opt[json.Number]     `json:"escalation_level_id,omitzero" jsonschema:"Escalation level to start the message at."`
+	FromAIAssistant   Opt[bool]            `json:"from_ai_assistant,omitzero" jsonschema:"The message was taken by an AI assistant; sets origin to AI_CALL when origin is not given."`
+	IsEmergency       Opt[bool]            `json:"is_emergency,omitzero" jsonschema:"Flag the message as an emergency. Default false."`
+	Answers           Opt[json.RawMessage] `json:"answers,omitzero" jsonschema:"Answers to script questions, keyed by question name (at most 100 questions, 32 KiB of JSON)."`
 	MessageDetails
 }
 
 // MessageDetails are the optional string properties of a new message, each at most
 // MaxStringLength characters; MessageCreate.Strings holds them by name.
 type MessageDetails struct {
-	PhoneNumber       Opt[string] `json:"phone_number" jsonschema:"Phone number of the caller."`
-	Extension         Opt[string] `json:"extension" jsonschema:"Phone extension."`
-	CallerID          Opt[string] `json:"caller_id" jsonschema:"Caller ID of the call."`
-	FirstName         Opt[string] `json:"first_name" jsonschema:"Caller's first name."`
-	LastName          Opt[string] `json:"last_name" jsonschema:"Caller's last name."`
-	CompanyName       Opt[string] `json:"company_name" jsonschema:"Caller's company."`
-	IVR               Opt[string] `json:"ivr" jsonschema:"IVR option the caller chose."`
-	Phone             Opt[string] `json:"phone" jsonschema:"Callback phone number."`
-	Email             Opt[string] `json:"email" jsonschema:"Caller's email address; must be a valid address."`
-	CallRefID         Opt[string] `json:"call_ref_id" jsonschema:"Reference id of the call."`
-	Note              Opt[string] `json:"note" jsonschema:"Internal note."`
-	Address           Opt[string] `json:"address" jsonschema:"Street address."`
-	Address2          Opt[string] `json:"address2" jsonschema:"Second address line."`
-	City              Opt[string] `json:"city" jsonschema:"City."`
-	State             Opt[string] `json:"state" jsonschema:"State or region."`
-	Zip               Opt[string] `json:"zip" jsonschema:"Postal code."`
-	HowYouHearAboutUs Opt[string] `json:"how_you_hear_about_us" jsonschema:"How the caller heard about the business."`
-	AltPhone          Opt[string] `json:"alt_phone" jsonschema:"Alternative phone number."`
-	ReceiverName      Opt[string] `json:"receiver_name" jsonschema:"Name of the person the message is for."`
-	NonMessageType    Opt[string] `json:"non_message_type" jsonschema:"Kind of non-message (for example a hang-up)."`
-	EmailSubject      Opt[string] `json:"email_subject" jsonschema:"Subject line, for messages taken from email."`
-	Disposition       Opt[string] `json:"disposition" jsonschema:"Call disposition."`
+	PhoneNumber       Opt[string] `json:"phone_number,omitzero" jsonschema:"Phone number of the caller."`
+	Extension         Opt[string] `json:"extension,omitzero" jsonschema:"Phone extension."`
+	CallerID          Opt[string] `json:"caller_id,omitzero" jsonschema:"Caller ID of the call."`
+	FirstName         Opt[string] `json:"first_name,omitzero" jsonschema:"Caller's first name."`
+	LastName          Opt[string] `json:"last_name,omitzero" jsonschema:"Caller's last name."`
+	CompanyName       Opt[string] `json:"company_name,omitzero" jsonschema:"Caller's company."`
+	IVR               Opt[string] `json:"ivr,omitzero" jsonschema:"IVR option the caller chose."`
+	Phone             Opt[string] `json:"phone,omitzero" jsonschema:"Callback phone number."`
+	Email             Opt[string] `json:"email,omitzero" jsonschema:"Caller's email address; must be a valid address."`
+	CallRefID         Opt[string] `json:"call_ref_id,omitzero" jsonschema:"Reference id of the call."`
+	Note              Opt[string] `json:"note,omitzero" jsonschema:"Internal note."`
+	Address           Opt[string] `json:"address,omitzero" jsonschema:"Street address."`
+	Address2          Opt[string] `json:"address2,omitzero" jsonschema:"Second address line."`
+	City              Opt[string] `json:"city,omitzero" jsonschema:"City."`
+	State             Opt[string] `json:"state,omitzero" jsonschema:"State or region."`
+	Zip               Opt[string] `json:"zip,omitzero" jsonschema:"Postal code."`
+	HowYouHearAboutUs Opt[string] `json:"how_you_hear_about_us,omitzero" jsonschema:"How the caller heard about the business."`
+	AltPhone          Opt[string] `json:"alt_phone,omitzero" jsonschema:"Alternative phone number."`
+	ReceiverName      Opt[string] `json:"receiver_name,omitzero" jsonschema:"Name of the person the message is for."`
+	NonMessageType    Opt[string] `json:"non_message_type,omitzero" jsonschema:"Kind of non-message (for example a hang-up)."`
+	EmailSubject      Opt[string] `json:"email_subject,omitzero" jsonschema:"Subject line, for messages taken from email."`
+	Disposition       Opt[string] `json:"disposition,omitzero" jsonschema:"Call disposition."`
 }
 
 // messageStringFields are the names of MessageDetails' properties, in order.

@@ -131,34 +131,37 @@ func ReservedHeader(name string) bool {
 type OnCallContactCreateRequest struct {
 	AccountNumber        Opt[string]                       `json:"account_number" jsonschema:"Number of the account the contact is on call for; you must be an admin or a member of the account."`
 	Name                 Opt[string]                       `json:"name" jsonschema:"Name of the contact; {{contact.name}} in merge variables."`
-	EscalationLevel      Opt[int]                          `json:"escalation_level" jsonschema:"Escalation level, 1 to 10. Default 1."`
-	EscalateAfterMinutes Opt[int]                          `json:"escalate_after_minutes" jsonschema:"Minutes a message waits at this level for an acknowledgement before escalating to the next level that has contacts, 1 to 1440. Default 15."`
+	EscalationLevel      Opt[int]                          `json:"escalation_level,omitzero" jsonschema:"Escalation level, 1 to 10. Default 1."`
+	EscalateAfterMinutes Opt[int]                          `json:"escalate_after_minutes,omitzero" jsonschema:"Minutes a message waits at this level for an acknowledgement before escalating to the next level that has contacts, 1 to 1440. Default 15."`
 	DeliveryMethods      Opt[[]Opt[DeliveryMethodRequest]] `json:"delivery_methods" jsonschema:"1 to 10 delivery methods."`
 }
 
 // DeliveryMethodRequest is a delivery method in an on-call contact's create body.
 type DeliveryMethodRequest struct {
-	Type          Opt[string]            `json:"type" jsonschema:"Kind of method; external_api (the default) is the only one."`
+	Type          Opt[string]            `json:"type,omitzero" jsonschema:"Kind of method; external_api (the default) is the only one."`
 	URL           Opt[string]            `json:"url" jsonschema:"Absolute http or https URL the message is POSTed to, at most 2048 characters. It must not hold credentials (user:password@): use basic_auth. Loopback, private, link-local and cloud-metadata destinations are refused at delivery time unless the server runs with --dispatch-allow-private."`
-	PayloadType   Opt[string]            `json:"payload_type" jsonschema:"JSON (default): a flat JSON object of field name to string value. FORM: application/x-www-form-urlencoded name=value pairs. Matched case-insensitively, stored in upper case."`
+	PayloadType   Opt[string]            `json:"payload_type,omitzero" jsonschema:"JSON (default): a flat JSON object of field name to string value. FORM: application/x-www-form-urlencoded name=value pairs. Matched case-insensitively, stored in upper case."`
 	Data          Opt[[]PayloadField]    `json:"data" jsonschema:"1 to 50 body fields, in order. Values may hold merge variables; an unknown variable is a 422 on delivery_methods[i].data[j].value."`
-	BasicAuth     Opt[BasicAuthRequest]  `json:"basic_auth" jsonschema:"Basic auth sent with each request (Authorization: Basic ...; it replaces a configured Authorization header). Both username and password, or neither."`
-	Headers       Opt[map[string]string] `json:"headers"`
-	SigningSecret Opt[string]            `json:"signing_secret"`
+	BasicAuth     Opt[BasicAuthRequest]  `json:"basic_auth,omitzero" jsonschema:"Basic auth sent with each request (Authorization: Basic ...; it replaces a configured Authorization header). Both username and password, or neither."`
+	Headers       Opt[map[string]string] `json:"headers,omitzero"`
+	SigningSecret Opt[string]            `json:"signing_secret,omitzero"`
 }
 
 // BasicAuthRequest is the Basic auth of a delivery method as configured.
 type BasicAuthRequest struct {
-	Username Opt[string] `json:"username" jsonschema:"Username, without \":\". Shown in responses."`
-	Password Opt[string] `json:"password" jsonschema:"Password. Write-only: never returned."`
+	Username Opt[string] `json:"username,omitzero" jsonschema:"Username, without \":\". Shown in responses."`
+	Password Opt[string] `json:"password,omitzero" jsonschema:"Password. Write-only: never returned."`
 }
 
 // MaxContactNameLength is the longest name of an on-call contact.
 const MaxContactNameLength = 200
 
-// Limits of an on-call contact's escalation settings.
+// Limits of an on-call contact's settings: the longest wait at a level, and of each
+// delivery method the longest URL and the most custom headers.
 const (
 	MaxEscalateAfterMinutes = 1440
+	MaxURLLength            = 2048
+	MaxHeaders              = 20
 )
 
 // ParseOnCallContactCreate reads and validates a create body (an
@@ -236,8 +239,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 			v.Add(prefix+".url", "must be an absolute http or https URL")
 		case u.User != nil:
 			v.Add(prefix+".url", "must not hold credentials; use basic_auth")
-		case len(m.URL) > 2048:
-			v.Add(prefix+".url", "must be at most 2048 characters")
+		case len(m.URL) > MaxURLLength:
+			v.Add(prefix+".url", fmt.Sprintf("must be at most %d characters", MaxURLLength))
 		}
 	}
 	m.PayloadType = PayloadJSON
@@ -281,8 +284,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 		}
 		m.BasicUser, m.BasicPass = user, pass
 	}
-	if len(in.Headers.Value) > 20 {
-		v.Add(prefix+".headers", "must have at most 20 headers")
+	if len(in.Headers.Value) > MaxHeaders {
+		v.Add(prefix+".headers", fmt.Sprintf("must have at most %d headers", MaxHeaders))
 	}
 	m.Headers = map[string]string{}
 	for name, value := range in.Headers.Value {

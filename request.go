@@ -175,13 +175,13 @@ func given(s *string) Opt[string] {
 	return Opt[string]{Value: *s, Set: true, Named: true}
 }
 
-// overlay sets each Opt field of the struct dst points to that the same struct src points
-// to names: an update applied to what it changes.
+// overlay sets each Opt field of the struct dst points to (those of embedded structs
+// included) that the same struct src points to names: an update applied to what it changes.
 func overlay[T any](dst, src *T) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
-	for i := range s.NumField() {
-		if s.Field(i).FieldByName("Named").Bool() {
-			d.Field(i).Set(s.Field(i))
+	for _, f := range reflect.VisibleFields(s.Type()) {
+		if named := s.FieldByIndex(f.Index).FieldByName("Named"); named.IsValid() && named.Bool() {
+			d.FieldByIndex(f.Index).Set(s.FieldByIndex(f.Index))
 		}
 	}
 }

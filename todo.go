@@ -161,26 +161,32 @@ const (
 )
 
 // ToDoCreateRequest is the body of POST /api/v2/to-dos: one flat object. Strings are
-// trimmed (blank counts as missing); which properties are required depends on
-// delivery_type.
+// trimmed (blank counts as missing); which properties are required besides these depends
+// on delivery_type.
 type ToDoCreateRequest struct {
-	AccountNumber Opt[string] `json:"account_number" jsonschema:"Number of the account the To Do runs against. Always required; you must be an admin or a member of the account."`
-	DeliveryType  Opt[string] `json:"delivery_type" jsonschema:"sms, email, call or ai_outbound_call, matched case-insensitively. ai_outbound_call is 422 feature_unavailable unless the server runs with --feature ai-outbound-call."`
-	ToDoUpdateRequest
+	AccountNumber Opt[string]          `json:"account_number" jsonschema:"Number of the account the To Do runs against. Always required; you must be an admin or a member of the account."`
+	DeliveryType  Opt[string]          `json:"delivery_type" jsonschema:"sms, email, call or ai_outbound_call, matched case-insensitively. ai_outbound_call is 422 feature_unavailable unless the server runs with --feature ai-outbound-call."`
+	Schedule      Opt[ScheduleRequest] `json:"schedule"`
+	ToDoDetails
 }
 
-// ToDoUpdateRequest is the body of PATCH /api/v2/to-dos/{id}, and the create properties an
-// update may change.
+// ToDoUpdateRequest is the body of PATCH /api/v2/to-dos/{id}: the properties it names
+// change, the others stay.
 type ToDoUpdateRequest struct {
-	Schedule     Opt[ScheduleRequest] `json:"schedule"`
-	Name         Opt[string]          `json:"name" jsonschema:"Label. Defaults to the creation timestamp."`
-	Contact      Opt[string]          `json:"contact" jsonschema:"Recipient. sms, call, ai_outbound_call: a phone number (ten digits are a North American number; else + and the country code; spaces, ( ) - . allowed), stored in E.164. email: a bare email address. Required for sms, email and ai_outbound_call; optional for call (without it the call is a task for a live agent)."`
-	MessageText  Opt[string]          `json:"message_text" jsonschema:"Body of the SMS (at most 1600 characters) or email (plain text). Required for sms and email."`
-	Instructions Opt[string]          `json:"instructions" jsonschema:"What the agent or AI assistant says. Required for call and ai_outbound_call."`
-	From         Opt[string]          `json:"from" jsonschema:"sms: the sending number, one of the account's SMS-enabled numbers. A leading +1 is stripped before the check and in the stored To Do. Required for sms."`
-	FromEmail    Opt[string]          `json:"from_email" jsonschema:"email: the sending address, lower-cased. Must not be blacklisted, and its domain must be an authenticated sending domain of the account. Required for email."`
-	SenderName   Opt[string]          `json:"sender_name" jsonschema:"email: display name of the sender."`
-	Subject      Opt[string]          `json:"subject" jsonschema:"email: subject line; defaults to the To Do's name."`
+	Schedule Opt[ScheduleRequest] `json:"schedule,omitzero" null:"refused"`
+	ToDoDetails
+}
+
+// ToDoDetails are the optional properties of a To Do's create or update body.
+type ToDoDetails struct {
+	Name         Opt[string] `json:"name,omitzero" jsonschema:"Label. Defaults to the creation timestamp."`
+	Contact      Opt[string] `json:"contact,omitzero" jsonschema:"Recipient. sms, call, ai_outbound_call: a phone number (ten digits are a North American number; else + and the country code; spaces, ( ) - . allowed), stored in E.164. email: a bare email address. Required for sms, email and ai_outbound_call; optional for call (without it the call is a task for a live agent)."`
+	MessageText  Opt[string] `json:"message_text,omitzero" jsonschema:"Body of the SMS (at most 1600 characters) or email (plain text). Required for sms and email."`
+	Instructions Opt[string] `json:"instructions,omitzero" jsonschema:"What the agent or AI assistant says. Required for call and ai_outbound_call."`
+	From         Opt[string] `json:"from,omitzero" jsonschema:"sms: the sending number, one of the account's SMS-enabled numbers. A leading +1 is stripped before the check and in the stored To Do. Required for sms."`
+	FromEmail    Opt[string] `json:"from_email,omitzero" jsonschema:"email: the sending address, lower-cased. Must not be blacklisted, and its domain must be an authenticated sending domain of the account. Required for email."`
+	SenderName   Opt[string] `json:"sender_name,omitzero" jsonschema:"email: display name of the sender."`
+	Subject      Opt[string] `json:"subject,omitzero" jsonschema:"email: subject line; defaults to the To Do's name."`
 }
 
 // errNotObject is the error of a body that is not one JSON object.
@@ -354,18 +360,21 @@ var weekdayNames = map[string]time.Weekday{
 
 // ScheduleRequest is the schedule object of a To Do's create or update body.
 type ScheduleRequest struct {
-	Rule      Opt[string]            `json:"rule" jsonschema:"immediately or today, matched case-insensitively; leave out (or null) for a recurring schedule."`
-	Times     Opt[[]string]          `json:"times" jsonschema:"Times of day HH:MM (00:00 to 23:59; a one-digit hour is accepted) in the account's time zone. Required for today and recurring schedules; not allowed with immediately."`
-	Frequency Opt[string]            `json:"frequency" jsonschema:"Recurring only, and required there: daily, weekly or monthly, matched case-insensitively."`
-	Interval  Opt[json.Number]       `json:"interval" jsonschema:"Recurring only: every interval days, weeks or months (2 with weekly is every other week)."`
-	Days      Opt[[]json.RawMessage] `json:"days" jsonschema:"Recurring only. weekly (required): weekday names, any case, e.g. [\"monday\", \"wednesday\"]. monthly (required): days of the month 1 to 31, e.g. [1, 15]. Not allowed for daily."`
-	Until     Opt[string]            `json:"until" jsonschema:"Recurring only: the last date (YYYY-MM-DD, in the account's time zone) the To Do may fire on, inclusive (RFC 5545 UNTIL). Not before today, at most 100 years away; not with count."`
-	Count     Opt[json.Number]       `json:"count" jsonschema:"Recurring only: how many occurrences in all, counted from creation (or from the PATCH that set this schedule); skipped dates count too (RFC 5545 COUNT, before exclusions). Not with until."`
-	SkipDates Opt[[]string]          `json:"skip_dates" jsonschema:"Recurring only: dates (YYYY-MM-DD, in the account's time zone) on which nothing is sent, e.g. holidays."`
+	Rule      Opt[string]            `json:"rule,omitzero" jsonschema:"immediately or today, matched case-insensitively; leave out (or null) for a recurring schedule."`
+	Times     Opt[[]string]          `json:"times,omitzero" jsonschema:"Times of day HH:MM (00:00 to 23:59; a one-digit hour is accepted) in the account's time zone. Required for today and recurring schedules; not allowed with immediately."`
+	Frequency Opt[string]            `json:"frequency,omitzero" jsonschema:"Recurring only, and required there: daily, weekly or monthly, matched case-insensitively."`
+	Interval  Opt[json.Number]       `json:"interval,omitzero" jsonschema:"Recurring only: every interval days, weeks or months (2 with weekly is every other week)."`
+	Days      Opt[[]json.RawMessage] `json:"days,omitzero" jsonschema:"Recurring only. weekly (required): weekday names, any case, e.g. [\"monday\", \"wednesday\"]. monthly (required): days of the month 1 to 31, e.g. [1, 15]. Not allowed for daily."`
+	Until     Opt[string]            `json:"until,omitzero" jsonschema:"Recurring only: the last date (YYYY-MM-DD, in the account's time zone) the To Do may fire on, inclusive (RFC 5545 UNTIL). Not before today, at most 100 years away; not with count."`
+	Count     Opt[json.Number]       `json:"count,omitzero" jsonschema:"Recurring only: how many occurrences in all, counted from creation (or from the PATCH that set this schedule); skipped dates count too (RFC 5545 COUNT, before exclusions). Not with until."`
+	SkipDates Opt[[]string]          `json:"skip_dates,omitzero" jsonschema:"Recurring only: dates (YYYY-MM-DD, in the account's time zone) on which nothing is sent, e.g. holidays."`
 }
 
-// MaxScheduleInterval is the largest interval of a recurring schedule.
-const MaxScheduleInterval = 1000
+// Limits of a schedule: the largest interval of a recurring one, the most times a day.
+const (
+	MaxScheduleInterval = 1000
+	MaxScheduleTimes    = 24
+)
 
 // scheduleInput validates a schedule; its errors are on schedule.<property>.
 func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
@@ -488,8 +497,8 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 	if s.Rule != ScheduleImmediately && !v.Has("schedule.times") {
 		if len(s.Times) == 0 {
 			v.Add("schedule.times", `is required: one or more times "HH:MM"`)
-		} else if len(s.Times) > 24 {
-			v.Add("schedule.times", "must have at most 24 times")
+		} else if len(s.Times) > MaxScheduleTimes {
+			v.Add("schedule.times", fmt.Sprintf("must have at most %d times", MaxScheduleTimes))
 		}
 		for i, t := range s.Times {
 			c, err := ParseClock(t)

@@ -49,14 +49,14 @@ func ToDoTransition(from, action string) (to string, changed bool, err error) {
 // ToDoPatch is a parsed partial update of a To Do: the properties it names. null clears
 // an optional property (a required one is then reported as missing).
 type ToDoPatch struct {
-	in ToDoUpdateRequest
+	in ToDoCreateRequest // without account_number and delivery_type
 }
 
 // ParseToDoPatch reads the body of PATCH /api/v2/to-dos/{id} (a ToDoUpdateRequest). Naming
 // account_number or delivery_type, which decide which account and which channel a To Do
 // is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
-	var in ToDoCreateRequest
+	var in ToDoCreateRequest // the create's properties, to refuse those an update may not name
 	if !decodeRequest(body, &in) {
 		return nil, errNotObject
 	}
@@ -75,7 +75,7 @@ func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return &ToDoPatch{in: in.ToDoUpdateRequest}, nil
+	return &ToDoPatch{in: in}, nil
 }
 
 // HasSchedule reports whether the update replaces the schedule.
@@ -86,10 +86,10 @@ func (p *ToDoPatch) HasSchedule() bool { return p.in.Schedule.Named }
 // knows the time zone and the time); otherwise the result's Schedule is the zero value.
 func (p *ToDoPatch) Merge(t *ToDo) (*ToDoCreate, error) {
 	in := ToDoCreateRequest{AccountNumber: given(&t.AccountNumber), DeliveryType: given(&t.DeliveryType),
-		ToDoUpdateRequest: ToDoUpdateRequest{Name: given(&t.Name), Contact: given(t.Contact), MessageText: given(t.MessageText),
+		ToDoDetails: ToDoDetails{Name: given(&t.Name), Contact: given(t.Contact), MessageText: given(t.MessageText),
 			Instructions: given(t.Instructions), From: given(t.From), FromEmail: given(t.FromEmail),
 			SenderName: given(t.SenderName), Subject: given(t.Subject)}}
-	overlay(&in.ToDoUpdateRequest, &p.in)
+	overlay(&in, &p.in)
 	c, err := toDoFields(&in, false)
 	if err != nil {
 		return nil, err

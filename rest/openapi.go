@@ -22,11 +22,13 @@ import (
 // The OpenAPI documents are assembled once, at start, from two parts:
 //
 //   - openapi/vN.json, the hand-written part: info, servers, tags, paths, parameters,
-//     responses, headers, and the schemas no Go type encodes (request wrappers);
-//   - the component schemas of the Go types the handlers encode (vNComponents), made by the
-//     reflection the MCP output schemas come from (internal/schema): properties, their JSON
-//     types, nullability, required-ness and the fields' descriptions (jsonschema tags). So a
-//     field added to a type is documented without editing JSON.
+//     responses, headers, and the schemas no Go type encodes (the administration bodies);
+//   - the component schemas of the Go types the handlers encode and of the request types
+//     the domain parses bodies into (vNComponents), made by the reflection the MCP output
+//     schemas come from (internal/schema): properties, their JSON types, nullability,
+//     required-ness and the fields' descriptions (jsonschema tags), with the domain's
+//     enumerations (vNEnums) and limits (v2Limits). So a field added to a type is
+//     documented without editing JSON.
 //
 // What a Go type cannot say (a format, an enumeration, a pattern, examples, a description
 // where the field has no jsonschema tag, the sandbox marker) is in openapi/vN.schemas.json,
@@ -101,6 +103,20 @@ var v2Components = []component{
 	{"UserList", reflect.TypeFor[schema.Page[answerdesk.UserDetail]]()},
 	{"UserResponse", reflect.TypeFor[schema.One[answerdesk.UserDetail]]()},
 	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
+	// The request bodies the domain parses.
+	{"MessageCreateRequest", reflect.TypeFor[messageCreateBody]()},
+	{"MessageCreate", reflect.TypeFor[answerdesk.MessageCreateRequest]()},
+	{"ToDoCreateRequest", reflect.TypeFor[answerdesk.ToDoCreateRequest]()},
+	{"ToDoUpdateRequest", reflect.TypeFor[answerdesk.ToDoUpdateRequest]()},
+	{"ScheduleInput", reflect.TypeFor[answerdesk.ScheduleRequest]()},
+	{"OnCallContactCreateRequest", reflect.TypeFor[answerdesk.OnCallContactCreateRequest]()},
+	{"DeliveryMethodInput", reflect.TypeFor[answerdesk.DeliveryMethodRequest]()},
+}
+
+// messageCreateBody is the body of POST /api/v2/messages, the message wrapped in an object
+// (createMessage unwraps it).
+type messageCreateBody struct {
+	Message answerdesk.MessageCreateRequest `json:"message"`
 }
 
 // v2Enums are the enumerations of v2Components' properties that the domain lists.
@@ -111,7 +127,50 @@ var v2Enums = map[string][]string{
 	"ToDo.delivery_type":       answerdesk.DeliveryTypes,
 	"ToDo.state":               answerdesk.ToDoStates,
 	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
+
+	"MessageCreate.origin":             answerdesk.Origins,
+	"MessageCreate.non_message_type":   answerdesk.NonMessageTypes,
+	"ToDoCreateRequest.delivery_type":  answerdesk.DeliveryTypes,
+	"ScheduleInput.rule":               {answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
+	"ScheduleInput.frequency":          {answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
+	"DeliveryMethodInput.type":         {answerdesk.DeliveryMethodExternalAPI},
+	"DeliveryMethodInput.payload_type": {answerdesk.PayloadJSON, answerdesk.PayloadForm},
 }
+
+// v2Limits are the keywords of v2Components' properties that state the domain's limits,
+// from the constants its parsers check with.
+var v2Limits = func() map[string]map[string]any {
+	toDo := map[string]int{"name": answerdesk.MaxToDoNameLength, "contact": answerdesk.MaxAddressLength,
+		"message_text": answerdesk.MaxEmailBodyLength, "instructions": answerdesk.MaxInstructionsLength,
+		"from": answerdesk.MaxPhoneLength, "from_email": answerdesk.MaxAddressLength,
+		"sender_name": answerdesk.MaxSenderNameLength, "subject": answerdesk.MaxSubjectLength}
+	limits := map[string]map[string]any{
+		"MessageCreate.content":                             {"maxLength": answerdesk.MaxContentLength},
+		"MessageCreate.account_number":                      {"maxLength": answerdesk.MaxAccountNumberLength},
+		"MessageCreate.answers":                             {"maxProperties": answerdesk.MaxAnswers},
+		"ToDoCreateRequest.account_number":                  {"maxLength": answerdesk.MaxAccountNumberLength},
+		"ScheduleInput.times":                               {"maxItems": answerdesk.MaxScheduleTimes},
+		"ScheduleInput.interval":                            {"minimum": 1, "maximum": answerdesk.MaxScheduleInterval},
+		"ScheduleInput.count":                               {"minimum": 1, "maximum": answerdesk.MaxScheduleCount},
+		"ScheduleInput.skip_dates":                          {"maxItems": answerdesk.MaxSkipDates},
+		"OnCallContactCreateRequest.name":                   {"maxLength": answerdesk.MaxContactNameLength},
+		"OnCallContactCreateRequest.escalation_level":       {"minimum": 1, "maximum": answerdesk.MaxEscalationLevel, "default": 1},
+		"OnCallContactCreateRequest.escalate_after_minutes": {"minimum": 1, "maximum": answerdesk.MaxEscalateAfterMinutes, "default": answerdesk.DefaultEscalateAfterMinutes},
+		"OnCallContactCreateRequest.delivery_methods":       {"minItems": 1, "maxItems": answerdesk.MaxDeliveryMethodsPerContact},
+		"DeliveryMethodInput.url":                           {"maxLength": answerdesk.MaxURLLength},
+		"DeliveryMethodInput.data":                          {"minItems": 1, "maxItems": answerdesk.MaxPayloadFields},
+		"DeliveryMethodInput.headers": {"maxProperties": answerdesk.MaxHeaders, "propertyNames": map[string]any{"maxLength": answerdesk.MaxHeaderNameLength},
+			"additionalProperties": map[string]any{"maxLength": answerdesk.MaxHeaderValueLength}},
+	}
+	for _, name := range answerdesk.MessageStringFields() {
+		limits["MessageCreate."+name] = map[string]any{"maxLength": answerdesk.MaxStringLength}
+	}
+	for name, max := range toDo {
+		limits["ToDoCreateRequest."+name] = map[string]any{"maxLength": max}
+		limits["ToDoUpdateRequest."+name] = map[string]any{"maxLength": max}
+	}
+	return limits
+}()
 
 // v1Ops are the declarations of v1Operations.
 func v1Ops() []operation {
@@ -153,15 +212,15 @@ var (
 )
 
 func init() {
-	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "")
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, nil, v1Ops(), "")
 	openAPIV1ETag = etagOf(openAPIV1)
-	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2")
+	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Limits, v2Ops(), "/api/v2")
 }
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
 // error that every test of the package reports.
-func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string) []byte {
-	doc, err := buildDocument(base, extras, comps, enums, ops, prefix)
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, limits map[string]map[string]any, ops []operation, prefix string) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, limits, ops, prefix)
 	if err != nil {
 		panic(err)
 	}
@@ -173,9 +232,9 @@ func mustDocument(base, extras []byte, comps []component, enums map[string][]str
 var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "security", "tags", "externalDocs", "paths", "webhooks", "components"}
 
 // buildDocument assembles a document: base with the schemas of comps generated, their
-// enumerations set, and extras merged over them; with ops, the paths of those operations
-// from their declarations (operationPaths).
-func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string) ([]byte, error) {
+// enumerations and limits set, and extras merged over them; with ops, the paths of those
+// operations from their declarations (operationPaths).
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, limits map[string]map[string]any, ops []operation, prefix string) ([]byte, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(base, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
@@ -243,6 +302,22 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 			}
 			p["enum"] = enum
 		}
+		for at, keywords := range limits {
+			name, prop, _ := strings.Cut(at, ".")
+			props, _ := s["properties"].(map[string]any)
+			p, ok := props[prop].(map[string]any)
+			if name != c.name {
+				continue
+			}
+			if !ok {
+				return nil, fmt.Errorf("openapi: limits of %s, which %v does not have", at, c.typ)
+			}
+			var kw map[string]any // a copy: the extras are merged into it next
+			if raw, err := json.Marshal(keywords); err != nil || json.Unmarshal(raw, &kw) != nil {
+				return nil, fmt.Errorf("openapi: limits of %s: %v", at, keywords)
+			}
+			props[prop] = mergeSchema(p, kw)
+		}
 		schemas[c.name] = mergeSchema(s, extra[c.name])
 		delete(extra, c.name)
 	}
@@ -302,6 +377,7 @@ func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]a
 	schema.NonNullItems(s)
 	schema.OmittedNotNull(t, s)
 	schema.Int64Format(t, s)
+	schema.OptionalNull(t, s) // after NonNullArrays: a request may give null for a list
 	schema.NullLast(s)
 	// A response may gain properties within a version; the documents have always let clients
 	// expect that, so the generated "no other properties" is not published.
