@@ -275,6 +275,16 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 	for _, c := range comps {
 		refs[c.typ] = "#/components/schemas/" + c.name
 	}
+	rules := map[string]map[string]any{} // "Schema.property" → keywords
+	for at, values := range enums {
+		rules[at] = map[string]any{"enum": values}
+	}
+	for at, keywords := range limits {
+		if rules[at] == nil {
+			rules[at] = map[string]any{}
+		}
+		rules[at] = mergeSchema(rules[at], keywords)
+	}
 	for _, c := range comps {
 		if _, dup := schemas[c.name]; dup {
 			return nil, fmt.Errorf("openapi: schema %s is both generated and written in the base", c.name)
@@ -283,40 +293,8 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 		if err != nil {
 			return nil, err
 		}
-		for at, values := range enums {
-			name, prop, _ := strings.Cut(at, ".")
-			props, _ := s["properties"].(map[string]any)
-			p, ok := props[prop].(map[string]any)
-			if name != c.name {
-				continue
-			}
-			if !ok {
-				return nil, fmt.Errorf("openapi: enumeration of %s, which %v does not have", at, c.typ)
-			}
-			enum := make([]any, 0, len(values)+1)
-			for _, v := range values {
-				enum = append(enum, v)
-			}
-			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
-				enum = append(enum, nil) // a nullable property's null is one of its values
-			}
-			p["enum"] = enum
-		}
-		for at, keywords := range limits {
-			name, prop, _ := strings.Cut(at, ".")
-			props, _ := s["properties"].(map[string]any)
-			p, ok := props[prop].(map[string]any)
-			if name != c.name {
-				continue
-			}
-			if !ok {
-				return nil, fmt.Errorf("openapi: limits of %s, which %v does not have", at, c.typ)
-			}
-			var kw map[string]any // a copy: the extras are merged into it next
-			if raw, err := json.Marshal(keywords); err != nil || json.Unmarshal(raw, &kw) != nil {
-				return nil, fmt.Errorf("openapi: limits of %s: %v", at, keywords)
-			}
-			props[prop] = mergeSchema(p, kw)
+		if err := setRules(c, s, rules); err != nil {
+			return nil, err
 		}
 		schemas[c.name] = mergeSchema(s, extra[c.name])
 		delete(extra, c.name)
@@ -356,6 +334,34 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes(), nil
+}
+
+// setRules merges into s, the schema of component c, the keywords rules gives its
+// properties ("Schema.property"): the domain's enumerations and limits. A nullable
+// property's enumeration includes null.
+func setRules(c component, s map[string]any, rules map[string]map[string]any) error {
+	props, _ := s["properties"].(map[string]any)
+	for at, keywords := range rules {
+		name, prop, _ := strings.Cut(at, ".")
+		if name != c.name {
+			continue
+		}
+		p, ok := props[prop].(map[string]any)
+		if !ok {
+			return fmt.Errorf("openapi: enumeration or limits of %s, which %v does not have", at, c.typ)
+		}
+		var kw map[string]any // a copy as JSON values: the extras are merged into it next
+		if raw, err := json.Marshal(keywords); err != nil || json.Unmarshal(raw, &kw) != nil {
+			return fmt.Errorf("openapi: rules of %s: %v", at, keywords)
+		}
+		if enum, ok := kw["enum"].([]any); ok {
+			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
+				kw["enum"] = append(enum, nil) // a nullable property's null is one of its values
+			}
+		}
+		props[prop] = mergeSchema(p, kw)
+	}
+	return nil
 }
 
 // declaresShared reports whether an operation of ops takes a shared query parameter.
