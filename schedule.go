@@ -2,6 +2,7 @@ package answerdesk
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,34 +249,14 @@ func (p *Plan) bound(count *int, skipDates []string) {
 	if count == nil {
 		return
 	}
-	// Walk the first count occurrences from the start, merging the rules' iterators in
-	// order; the last one bounds the plan.
-	type head struct {
-		next func() (time.Time, bool)
-		at   time.Time
-		ok   bool
-	}
-	heads := make([]*head, len(p.rules))
-	for i, r := range p.rules {
-		h := &head{next: r.Iterator()}
-		for h.at, h.ok = h.next(); h.ok && h.at.Before(p.start); h.at, h.ok = h.next() {
+	// The first count occurrences from the start: the last one bounds the plan.
+	n := 0
+	for at := range p.occurrences(p.start) {
+		p.last = at
+		if n++; n == *count {
+			break
 		}
-		heads[i] = h
-	}
-	for n := 0; n < *count; {
-		var best *head
-		for _, h := range heads {
-			if h.ok && (best == nil || h.at.Before(best.at)) {
-				best = h
-			}
-		}
-		if best == nil {
-			break // the rules end (until) before count is reached
-		}
-		p.last = best.at // the rules hold distinct minutes, so no two yield one instant
-		n++
-		best.at, best.ok = best.next()
-	}
+	} // the rules may end (until) before count is reached
 	if p.last.IsZero() {
 		p.last = p.start.Add(-time.Millisecond) // no occurrence at all
 	}
@@ -443,34 +424,49 @@ func (p *Plan) Upcoming(from time.Time, n int) []time.Time {
 	// One pass over each rule's iterator, merged in order: every After call would walk the
 	// rule again from its DTSTART.
 	p.rebase(from)
-	type head struct {
-		next func() (time.Time, bool)
-		at   time.Time
-		ok   bool
-	}
-	heads := make([]*head, len(p.rules))
-	for i, r := range p.rules {
-		h := &head{next: r.Iterator()}
-		for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
-		}
-		heads[i] = h
-	}
-	for steps := 0; len(out) < n && steps < 100_000; steps++ {
-		var best *head
-		for _, h := range heads {
-			if h.ok && (best == nil || h.at.Before(best.at)) {
-				best = h
-			}
-		}
-		if best == nil || !p.within(best.at) {
+	steps := 0
+	for at := range p.occurrences(from) {
+		if len(out) >= n || steps >= 100_000 || !p.within(at) {
 			break
 		}
-		if !p.skipped(best.at) {
-			out = append(out, best.at)
+		steps++
+		if !p.skipped(at) {
+			out = append(out, at)
 		}
-		best.at, best.ok = best.next()
 	}
 	return out
+}
+
+// occurrences yields the occurrences of a recurring plan's rules from 'from' on, in order:
+// the rules' iterators merged (the rules hold distinct minutes, so no two yield one
+// instant). Neither the plan's bounds nor its skip dates are applied.
+func (p *Plan) occurrences(from time.Time) iter.Seq[time.Time] {
+	return func(yield func(time.Time) bool) {
+		type head struct {
+			next func() (time.Time, bool)
+			at   time.Time
+			ok   bool
+		}
+		heads := make([]*head, len(p.rules))
+		for i, r := range p.rules {
+			h := &head{next: r.Iterator()}
+			for h.at, h.ok = h.next(); h.ok && h.at.Before(from); h.at, h.ok = h.next() {
+			}
+			heads[i] = h
+		}
+		for {
+			var best *head
+			for _, h := range heads {
+				if h.ok && (best == nil || h.at.Before(best.at)) {
+					best = h
+				}
+			}
+			if best == nil || !yield(best.at) {
+				return
+			}
+			best.at, best.ok = best.next()
+		}
+	}
 }
 
 // Due splits the occurrences from next (an occurrence not yet sent) up to now: the latest
