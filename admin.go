@@ -2,8 +2,6 @@ package answerdesk
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"regexp"
 	"strings"
 	"time"
@@ -222,24 +220,4 @@ type AdminService interface {
 type BlacklistEntry struct {
 	Email     string `json:"email"`
 	CreatedAt Time   `json:"created_at" jsonschema:"When it was blacklisted."`
-}
-
-// DecodeJSONObject decodes a request body that must be one JSON object into v. A property
-// of the wrong type is a 422 naming it; anything that is not a JSON object is EPROCESSING.
-// Unknown properties are ignored, as everywhere in the customer API.
-func DecodeJSONObject(body []byte, v any) error {
-	trimmed := strings.TrimSpace(string(body))
-	if !strings.HasPrefix(trimmed, "{") {
-		return &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			var ve ValidationErrors
-			ve.Add(typeErr.Field, "has the wrong type ("+typeErr.Value+"): see the example in the API reference")
-			return ve.Err()
-		}
-		return &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-	}
-	return nil
 }

@@ -242,7 +242,7 @@ const (
 func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	var v ValidationErrors
 	var in MessageCreateRequest
-	if !decodeRequest(obj, &in) {
+	if _, ok := decodeRequest(obj, &in); !ok {
 		v.Add("message", "must be a JSON object")
 		return nil, v.Err()
 	}

@@ -168,16 +168,10 @@ const (
 // OnCallContactCreateRequest), reporting every bad field.
 func ParseOnCallContactCreate(body []byte) (*OnCallContactCreate, error) {
 	var in OnCallContactCreateRequest
-	if !decodeRequest(body, &in) {
-		return nil, errNotObject
-	}
-	var v ValidationErrors
-	for _, f := range wrongTypes(&in) {
-		v.Add(f.Field, "has the wrong type ("+f.Message+"): see the example in the API reference")
-	}
-	if err := v.Err(); err != nil {
+	if err := DecodeJSONObject(body, &in); err != nil {
 		return nil, err
 	}
+	var v ValidationErrors
 	c := &OnCallContactCreate{EscalationLevel: 1, EscalateAfterMinutes: DefaultEscalateAfterMinutes}
 	if c.AccountNumber = strings.TrimSpace(in.AccountNumber.Value); c.AccountNumber == "" {
 		v.Add("account_number", "is required")

@@ -38,7 +38,7 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if reflect.TypeFor[T]().Kind() == reflect.Struct {
-		if !decodeRequest(b, &o.Value) {
+		if _, ok := decodeRequest(b, &o.Value); !ok {
 			o.Value, o.Wrong = *new(T), jsonKind(b)
 			return nil
 		}
@@ -82,39 +82,77 @@ func jsonKind(b []byte) string {
 
 // decodeRequest decodes body, which must be one JSON object, into the struct in points to:
 // each field (those of embedded structs included) takes the member of its exact json name.
-// It reports whether body was a JSON object. Fields are Opt values, which record a value of
-// the wrong type instead of failing.
-func decodeRequest(body []byte, in any) bool {
+// ok reports whether body was a JSON object; wrong lists the properties given a value of
+// the wrong type, in field order (FieldError.Message is the type given). An Opt field
+// records its own (a parser may say more than "wrong type"); another field's decoding fails.
+func decodeRequest(body []byte, in any) (wrong []FieldError, ok bool) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
-		return false
+		return nil, false
 	}
 	v := reflect.ValueOf(in).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous || name == "" || name == "-" {
+		b, given := raw[name]
+		if f.Anonymous || name == "" || name == "-" || !given {
 			continue
 		}
-		if b, ok := raw[name]; ok {
-			// A field's own decoding decides what a bad value is (Opt never fails).
-			_ = json.Unmarshal(b, v.FieldByIndex(f.Index).Addr().Interface())
+		fv := v.FieldByIndex(f.Index)
+		if err := json.Unmarshal(b, fv.Addr().Interface()); err != nil {
+			kind := jsonKind(b)
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				kind = typeErr.Value
+			}
+			wrong = append(wrong, FieldError{Field: name, Message: kind})
+		} else if w := optWrong(fv); w != "" {
+			wrong = append(wrong, FieldError{Field: name, Message: w})
 		}
 	}
-	return true
+	return wrong, true
 }
 
-// wrongTypes lists the properties of a decoded request (in points to) that were given as
-// the wrong JSON type, in field order: name and the type given.
+// optWrong is the Wrong of an Opt value, "" for anything else.
+func optWrong(v reflect.Value) string {
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	if _, isOpt := v.Type().FieldByName("Named"); !isOpt {
+		return ""
+	}
+	return v.FieldByName("Wrong").String()
+}
+
+// DecodeJSONObject decodes a request body that must be one JSON object into v, a struct,
+// as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
+// it; anything that is not a JSON object is EPROCESSING.
+func DecodeJSONObject(body []byte, v any) error {
+	wrong, ok := decodeRequest(body, v)
+	if !ok {
+		return errNotObject
+	}
+	return wrongTypeErr(wrong)
+}
+
+// wrongTypeErr is the error of the properties given a value of the wrong type, nil when
+// there are none.
+func wrongTypeErr(wrong []FieldError) error {
+	var v ValidationErrors
+	for _, f := range wrong {
+		v.Add(f.Field, "has the wrong type ("+f.Message+"): see the example in the API reference")
+	}
+	return v.Err()
+}
+
+// wrongTypes lists the properties of a decoded request (in points to) that were given a
+// value of the wrong type, as decodeRequest does.
 func wrongTypes(in any) []FieldError {
 	var out []FieldError
 	v := reflect.ValueOf(in).Elem()
 	for _, f := range reflect.VisibleFields(v.Type()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous || name == "" || name == "-" {
-			continue
-		}
-		if w := v.FieldByIndex(f.Index).FieldByName("Wrong"); w.IsValid() && w.String() != "" {
-			out = append(out, FieldError{Field: name, Message: w.String()})
+		if w := optWrong(v.FieldByIndex(f.Index)); !f.Anonymous && w != "" {
+			out = append(out, FieldError{Field: name, Message: w})
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ func TestRequestDecoding(t *testing.T) {
 		"todo":    func(b []byte) error { _, err := answerdesk.ParseToDoCreate(b); return err },
 		"patch":   func(b []byte) error { _, err := answerdesk.ParseToDoPatch(b); return err },
 		"contact": func(b []byte) error { _, err := answerdesk.ParseOnCallContactCreate(b); return err },
+		"account": func(b []byte) error { var in answerdesk.AccountCreate; return answerdesk.DecodeJSONObject(b, &in) },
 	}
 	for _, tc := range []struct {
 		parser, body string
@@ -42,6 +43,10 @@ func TestRequestDecoding(t *testing.T) {
 		{"contact", `{"account_number": "1", "name": "x", "delivery_methods": [{"url": "https://a.example", "data": 3, "headers": []}, null]}`, []string{
 			"delivery_methods[0]: must be an object with type, url, payload_type, data, and optional basic_auth, headers, signing_secret (check the value types)",
 			"delivery_methods[1].url: is required", `delivery_methods[1].data: is required: [{"field": "...", "value": "..."}]`}},
+		{"account", `{"number": 5, "Name": 3, "sms_numbers": ["+15550100", 7], "time_zone": null}`, []string{
+			"number: has the wrong type (number): see the example in the API reference",
+			"sms_numbers: has the wrong type (number): see the example in the API reference"}},
+		{"account", `null`, []string{"the request body must be a JSON object"}},
 	} {
 		err := parsers[tc.parser]([]byte(tc.body))
 		var got []string

@@ -157,7 +157,7 @@ func TestPlanRebaseKeepsOccurrences(t *testing.T) {
 // parseScheduleInput decodes and validates a schedule object, as a create body's is.
 func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
 	var in ScheduleRequest
-	if !decodeRequest(b, &in) {
+	if _, ok := decodeRequest(b, &in); !ok {
 		v.Add("schedule", "must be an object")
 		return ScheduleInput{}
 	}

@@ -196,7 +196,7 @@ var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be 
 // type-checked, and every bad field is reported at once.
 func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 	var in ToDoCreateRequest
-	if !decodeRequest(body, &in) {
+	if _, ok := decodeRequest(body, &in); !ok {
 		return nil, errNotObject
 	}
 	return toDoFields(&in, true)

@@ -57,7 +57,7 @@ type ToDoPatch struct {
 // is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 	var in ToDoCreateRequest // the create's properties, to refuse those an update may not name
-	if !decodeRequest(body, &in) {
+	if _, ok := decodeRequest(body, &in); !ok {
 		return nil, errNotObject
 	}
 	var v ValidationErrors

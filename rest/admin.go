@@ -65,25 +65,34 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request) {
 	s.writeOne(w, r, a, err)
 }
 
-// bodyField decodes {"<name>": "..."} and returns the value; a missing or empty one is a 422.
+// listBody is the body of an addition to one of an account's lists: {"number": "..."},
+// {"domain": "..."} or {"email": "..."}, by route.
+type listBody struct {
+	Number answerdesk.Opt[string] `json:"number"`
+	Domain answerdesk.Opt[string] `json:"domain"`
+	Email  answerdesk.Opt[string] `json:"email"`
+}
+
+// bodyField decodes a listBody and returns its property name; a missing or empty one is a
+// 422.
 func (s *Server) bodyField(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
 	if err := caller(r).RequireAdmin(); err != nil {
 		s.Error(w, r, err)
 		return "", false
 	}
-	var in map[string]*string
+	var in listBody
 	if err := decodeBody(r, &in); err != nil {
 		s.Error(w, r, err)
 		return "", false
 	}
-	v := in[name]
-	if v == nil || *v == "" {
+	v := map[string]answerdesk.Opt[string]{"number": in.Number, "domain": in.Domain, "email": in.Email}[name]
+	if v.Value == "" {
 		var ve answerdesk.ValidationErrors
 		ve.Add(name, "is required")
 		s.Error(w, r, ve.Err())
 		return "", false
 	}
-	return *v, true
+	return v.Value, true
 }
 
 func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
