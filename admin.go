@@ -2,6 +2,7 @@ package answerdesk
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -37,11 +38,11 @@ var (
 // AccountCreate is a request to create an account, optionally with its SMS-enabled numbers
 // and authenticated sending domains (what the CLI's account create takes in one go).
 type AccountCreate struct {
-	Number         string   `json:"number"`
-	Name           string   `json:"name"`
-	TimeZone       string   `json:"time_zone"`
-	SMSNumbers     []string `json:"sms_numbers"`
-	SendingDomains []string `json:"sending_domains"`
+	Number         string   `json:"number" jsonschema:"Account number: 1 to 20 digits, unique."`
+	Name           string   `json:"name" jsonschema:"Display name."`
+	TimeZone       string   `json:"time_zone,omitempty" jsonschema:"IANA time zone of the account's To Do schedules. Default America/New_York."`
+	SMSNumbers     []string `json:"sms_numbers,omitempty" jsonschema:"SMS-enabled numbers to add at once (E.164; ten digits get +1)."`
+	SendingDomains []string `json:"sending_domains,omitempty" jsonschema:"Authenticated sending domains to add at once."`
 }
 
 // Validate normalises and checks the request; every bad field is reported at once.
@@ -79,8 +80,8 @@ func (a *AccountCreate) Validate() error {
 
 // AccountUpdate changes an account; nil fields stay as they are.
 type AccountUpdate struct {
-	Name     *string `json:"name"`
-	TimeZone *string `json:"time_zone"`
+	Name     *string `json:"name,omitempty" jsonschema:"Display name."`
+	TimeZone *string `json:"time_zone,omitempty" jsonschema:"IANA time zone. Schedules already computed keep their instants; new ones use the new zone."`
 }
 
 // Validate normalises and checks the fields given.
@@ -102,7 +103,7 @@ func validateAccountName(v *ValidationErrors, name string) {
 	case name == "":
 		v.Add("name", "is required")
 	case len(name) > MaxAccountNameLength:
-		v.Add("name", "must be at most 200 characters")
+		v.Add("name", fmt.Sprintf("must be at most %d characters", MaxAccountNameLength))
 	}
 }
 
@@ -165,9 +166,9 @@ type UserDetail struct {
 // UserUpdate changes a user; nil fields stay as they are. Accounts, when given, replaces
 // the user's memberships.
 type UserUpdate struct {
-	Accounts *[]string `json:"accounts"`
-	Admin    *bool     `json:"admin"`
-	Disabled *bool     `json:"disabled"`
+	Accounts *[]string `json:"accounts,omitempty" jsonschema:"Replaces the user's memberships."`
+	Admin    *bool     `json:"admin,omitempty"`
+	Disabled *bool     `json:"disabled,omitempty" jsonschema:"true disables the user at once: their API tokens stop working, their OAuth grants are revoked and their web sessions end. false enables them again (their API tokens work again; OAuth clients must be authorized again)."`
 	// Password is set by the command line only (never taken by the API).
 	Password *string `json:"-"`
 }

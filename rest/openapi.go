@@ -111,6 +111,13 @@ var v2Components = []component{
 	{"ScheduleInput", reflect.TypeFor[answerdesk.ScheduleRequest]()},
 	{"OnCallContactCreateRequest", reflect.TypeFor[answerdesk.OnCallContactCreateRequest]()},
 	{"DeliveryMethodInput", reflect.TypeFor[answerdesk.DeliveryMethodRequest]()},
+	{"AccountCreateRequest", reflect.TypeFor[answerdesk.AccountCreate]()},
+	{"AccountUpdateRequest", reflect.TypeFor[answerdesk.AccountUpdate]()},
+	{"SMSNumberRequest", reflect.TypeFor[smsNumberBody]()},
+	{"SendingDomainRequest", reflect.TypeFor[sendingDomainBody]()},
+	{"BlacklistRequest", reflect.TypeFor[blacklistBody]()},
+	{"UserCreateRequest", reflect.TypeFor[answerdesk.UserCreate]()},
+	{"UserUpdateRequest", reflect.TypeFor[answerdesk.UserUpdate]()},
 }
 
 // messageCreateBody is the body of POST /api/v2/messages, the message wrapped in an object
@@ -159,6 +166,9 @@ var v2Limits = func() map[string]map[string]any {
 		"OnCallContactCreateRequest.delivery_methods":       {"minItems": 1, "maxItems": answerdesk.MaxDeliveryMethodsPerContact},
 		"DeliveryMethodInput.url":                           {"maxLength": answerdesk.MaxURLLength},
 		"DeliveryMethodInput.data":                          {"minItems": 1, "maxItems": answerdesk.MaxPayloadFields},
+		"AccountCreateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
+		"AccountUpdateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
+		"UserCreateRequest.password":                        {"minLength": answerdesk.MinPasswordLength, "maxLength": answerdesk.MaxPasswordLength},
 		"DeliveryMethodInput.headers": {"maxProperties": answerdesk.MaxHeaders, "propertyNames": map[string]any{"maxLength": answerdesk.MaxHeaderNameLength},
 			"additionalProperties": map[string]any{"maxLength": answerdesk.MaxHeaderValueLength}},
 	}
