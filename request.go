@@ -39,19 +39,12 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 	}
 	if reflect.TypeFor[T]().Kind() == reflect.Struct {
 		if _, ok := decodeRequest(b, &o.Value); !ok {
-			o.Value, o.Wrong = *new(T), jsonKind(b)
+			o.Wrong = jsonKind(b, nil)
 			return nil
 		}
-		o.Set = true
-		return nil
-	}
-	if err := json.Unmarshal(b, &o.Value); err != nil {
+	} else if err := json.Unmarshal(b, &o.Value); err != nil {
 		// Value keeps what was decoded before the error, as a map or struct decoding would.
-		o.Wrong = jsonKind(b)
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			o.Wrong = typeErr.Value
-		}
+		o.Wrong = jsonKind(b, err)
 		return nil
 	}
 	o.Set = true
@@ -62,8 +55,13 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 // not null.
 func (o Opt[T]) Has() bool { return o.Set || o.Wrong != "" }
 
-// jsonKind names the JSON type of b as encoding/json's type errors do.
-func jsonKind(b []byte) string {
+// jsonKind names the JSON type of b as encoding/json's type errors do: err's own words
+// when it is one.
+func jsonKind(b []byte, err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return typeErr.Value
+	}
 	switch s := strings.TrimSpace(string(b)); {
 	case s == "":
 		return "nothing"
@@ -99,12 +97,7 @@ func decodeRequest(body []byte, in any) (wrong []FieldError, ok bool) {
 		}
 		fv := v.FieldByIndex(f.Index)
 		if err := json.Unmarshal(b, fv.Addr().Interface()); err != nil {
-			kind := jsonKind(b)
-			var typeErr *json.UnmarshalTypeError
-			if errors.As(err, &typeErr) {
-				kind = typeErr.Value
-			}
-			wrong = append(wrong, FieldError{Field: name, Message: kind})
+			wrong = append(wrong, FieldError{Field: name, Message: jsonKind(b, err)})
 		} else if w := optWrong(fv); w != "" {
 			wrong = append(wrong, FieldError{Field: name, Message: w})
 		}
