@@ -46,6 +46,10 @@ func TestRequestDecoding(t *testing.T) {
 		{"account", `{"number": 5, "Name": 3, "sms_numbers": ["+15550100", 7], "time_zone": null}`, []string{
 			"number: has the wrong type (number): see the example in the API reference",
 			"sms_numbers: has the wrong type (number): see the example in the API reference"}},
+		// What the document states nullable is taken as left out.
+		{"message", `{"content": "x", "account_number": null}`, nil},
+		{"contact", `{"account_number": "1", "name": "x", "escalation_level": null, "delivery_methods": [{"type": null, "payload_type": null,
+			"url": "https://a.example", "data": [{"field": "f", "value": "v"}], "basic_auth": {"username": null, "password": null}}]}`, nil},
 		{"account", `null`, []string{"the request body must be a JSON object"}},
 	} {
 		err := parsers[tc.parser]([]byte(tc.body))
