@@ -2,8 +2,7 @@ package answerdesk
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -39,11 +38,11 @@ var (
 // AccountCreate is a request to create an account, optionally with its SMS-enabled numbers
 // and authenticated sending domains (what the CLI's account create takes in one go).
 type AccountCreate struct {
-	Number         string   `json:"number"`
-	Name           string   `json:"name"`
-	TimeZone       string   `json:"time_zone"`
-	SMSNumbers     []string `json:"sms_numbers"`
-	SendingDomains []string `json:"sending_domains"`
+	Number         string   `json:"number" jsonschema:"Account number: 1 to 20 digits, unique."`
+	Name           string   `json:"name" jsonschema:"Display name."`
+	TimeZone       string   `json:"time_zone,omitempty" jsonschema:"IANA time zone of the account's To Do schedules. Default America/New_York."`
+	SMSNumbers     []string `json:"sms_numbers,omitempty" jsonschema:"SMS-enabled numbers to add at once (E.164; ten digits get +1)."`
+	SendingDomains []string `json:"sending_domains,omitempty" jsonschema:"Authenticated sending domains to add at once."`
 }
 
 // Validate normalises and checks the request; every bad field is reported at once.
@@ -81,8 +80,8 @@ func (a *AccountCreate) Validate() error {
 
 // AccountUpdate changes an account; nil fields stay as they are.
 type AccountUpdate struct {
-	Name     *string `json:"name"`
-	TimeZone *string `json:"time_zone"`
+	Name     *string `json:"name,omitempty" jsonschema:"Display name."`
+	TimeZone *string `json:"time_zone,omitempty" jsonschema:"IANA time zone. Schedules already computed keep their instants; new ones use the new zone."`
 }
 
 // Validate normalises and checks the fields given.
@@ -104,7 +103,7 @@ func validateAccountName(v *ValidationErrors, name string) {
 	case name == "":
 		v.Add("name", "is required")
 	case len(name) > MaxAccountNameLength:
-		v.Add("name", "must be at most 200 characters")
+		v.Add("name", fmt.Sprintf("must be at most %d characters", MaxAccountNameLength))
 	}
 }
 
@@ -167,9 +166,9 @@ type UserDetail struct {
 // UserUpdate changes a user; nil fields stay as they are. Accounts, when given, replaces
 // the user's memberships.
 type UserUpdate struct {
-	Accounts *[]string `json:"accounts"`
-	Admin    *bool     `json:"admin"`
-	Disabled *bool     `json:"disabled"`
+	Accounts *[]string `json:"accounts,omitempty" jsonschema:"Replaces the user's memberships."`
+	Admin    *bool     `json:"admin,omitempty"`
+	Disabled *bool     `json:"disabled,omitempty" jsonschema:"true disables the user at once: their API tokens stop working, their OAuth grants are revoked and their web sessions end. false enables them again (their API tokens work again; OAuth clients must be authorized again)."`
 	// Password is set by the command line only (never taken by the API).
 	Password *string `json:"-"`
 }
@@ -222,24 +221,4 @@ type AdminService interface {
 type BlacklistEntry struct {
 	Email     string `json:"email"`
 	CreatedAt Time   `json:"created_at" jsonschema:"When it was blacklisted."`
-}
-
-// DecodeJSONObject decodes a request body that must be one JSON object into v. A property
-// of the wrong type is a 422 naming it; anything that is not a JSON object is EPROCESSING.
-// Unknown properties are ignored, as everywhere in the customer API.
-func DecodeJSONObject(body []byte, v any) error {
-	trimmed := strings.TrimSpace(string(body))
-	if !strings.HasPrefix(trimmed, "{") {
-		return &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			var ve ValidationErrors
-			ve.Add(typeErr.Field, "has the wrong type ("+typeErr.Value+"): see the example in the API reference")
-			return ve.Err()
-		}
-		return &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-	}
-	return nil
 }

@@ -97,7 +97,8 @@ type BatchResponse struct {
 	Body   json.RawMessage `json:"body" jsonschema:"JSON body of the operation's response: the documented response body of that operation, or an Error. In the sandbox every operation body carries \"sandbox\": true, as the batch's own body does."`
 }
 
-// ParseBatch reads a batch body. The error names the offending field as "requests[i].x";
+// ParseBatch reads a batch body, decoded as every request body is (decodeRequest). The
+// error names the offending field as "requests[i].x";
 // the public API answers it with 400 rest_invalid_param.
 func ParseBatch(body []byte) ([]BatchRequest, error) {
 	var in struct {
@@ -106,7 +107,7 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	bad := func(field, msg string) error {
 		return &Error{Code: EINVALID, Message: "invalid parameter " + field + ": " + msg, Fields: []FieldError{{Field: field, Message: msg}}}
 	}
-	if err := json.Unmarshal(body, &in); err != nil {
+	if wrong, ok := decodeRequest(body, &in); !ok || len(wrong) > 0 {
 		return nil, bad("requests", `the body must be a JSON object {"requests": [...]}`)
 	}
 	if len(in.Requests) == 0 || len(in.Requests) > MaxBatchRequests {
@@ -117,7 +118,7 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	for i, raw := range in.Requests {
 		p := fmt.Sprintf("requests[%d]", i)
 		r := &out[i]
-		if err := json.Unmarshal(raw, r); err != nil {
+		if wrong, ok := decodeRequest(raw, r); !ok || len(wrong) > 0 {
 			return nil, bad(p, `must be {"id": string, "method": "GET", "path": string, "query": {string: string}}`)
 		}
 		switch {

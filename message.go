@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // Message origins, the channel a message came in on.
@@ -182,13 +182,49 @@ type MessageCreate struct {
 	Strings map[string]string
 }
 
-// messageStringFields are the optional string properties a client may set on create.
-var messageStringFields = []string{
-	"phone_number", "extension", "caller_id", "first_name", "last_name", "company_name",
-	"ivr", "phone", "email", "call_ref_id", "note", "address", "address2", "city", "state", "zip",
-	"how_you_hear_about_us", "alt_phone", "receiver_name", "non_message_type", "email_subject",
-	"disposition",
+// MessageCreateRequest is the "message" object of a create request (the body is
+// {"message": {...}}). Any properties are accepted: the known ones are type-checked, unknown
+// ones ignored, and null is the same as leaving a property out.
+type MessageCreateRequest struct {
+	Content           Opt[string]          `json:"content" jsonschema:"Message text. Required, must not be blank."`
+	AccountNumber     Opt[string]          `json:"account_number,omitzero" jsonschema:"Number of the account to create the message on. Required unless you are a member of exactly one account; you must be a member of it (or an admin)."`
+	Origin            Opt[string]          `json:"origin,omitzero" jsonschema:"Channel the message came in on, matched case-insensitively. Defaults to AI_CALL when from_ai_assistant is true, else API."`
+	EscalationLevelID Opt[json.Number]     `json:"escalation_level_id,omitzero" jsonschema:"Escalation level to start the message at."`
+	FromAIAssistant   Opt[bool]            `json:"from_ai_assistant,omitzero" jsonschema:"The message was taken by an AI assistant; sets origin to AI_CALL when origin is not given."`
+	IsEmergency       Opt[bool]            `json:"is_emergency,omitzero" jsonschema:"Flag the message as an emergency. Default false."`
+	Answers           Opt[json.RawMessage] `json:"answers,omitzero" jsonschema:"Answers to script questions, keyed by question name (at most 100 questions, 32 KiB of JSON)."`
+	MessageDetails
 }
+
+// MessageDetails are the optional string properties of a new message, each at most
+// MaxStringLength characters; MessageCreate.Strings holds them by name.
+type MessageDetails struct {
+	PhoneNumber       Opt[string] `json:"phone_number,omitzero" jsonschema:"Phone number of the caller."`
+	Extension         Opt[string] `json:"extension,omitzero" jsonschema:"Phone extension."`
+	CallerID          Opt[string] `json:"caller_id,omitzero" jsonschema:"Caller ID of the call."`
+	FirstName         Opt[string] `json:"first_name,omitzero" jsonschema:"Caller's first name."`
+	LastName          Opt[string] `json:"last_name,omitzero" jsonschema:"Caller's last name."`
+	CompanyName       Opt[string] `json:"company_name,omitzero" jsonschema:"Caller's company."`
+	IVR               Opt[string] `json:"ivr,omitzero" jsonschema:"IVR option the caller chose."`
+	Phone             Opt[string] `json:"phone,omitzero" jsonschema:"Callback phone number."`
+	Email             Opt[string] `json:"email,omitzero" jsonschema:"Caller's email address; must be a valid address."`
+	CallRefID         Opt[string] `json:"call_ref_id,omitzero" jsonschema:"Reference id of the call."`
+	Note              Opt[string] `json:"note,omitzero" jsonschema:"Internal note."`
+	Address           Opt[string] `json:"address,omitzero" jsonschema:"Street address."`
+	Address2          Opt[string] `json:"address2,omitzero" jsonschema:"Second address line."`
+	City              Opt[string] `json:"city,omitzero" jsonschema:"City."`
+	State             Opt[string] `json:"state,omitzero" jsonschema:"State or region."`
+	Zip               Opt[string] `json:"zip,omitzero" jsonschema:"Postal code."`
+	HowYouHearAboutUs Opt[string] `json:"how_you_hear_about_us,omitzero" jsonschema:"How the caller heard about the business."`
+	AltPhone          Opt[string] `json:"alt_phone,omitzero" jsonschema:"Alternative phone number."`
+	ReceiverName      Opt[string] `json:"receiver_name,omitzero" jsonschema:"Name of the person the message is for."`
+	NonMessageType    Opt[string] `json:"non_message_type,omitzero" jsonschema:"Kind of non-message (for example a hang-up)."`
+	EmailSubject      Opt[string] `json:"email_subject,omitzero" jsonschema:"Subject line, for messages taken from email."`
+	Disposition       Opt[string] `json:"disposition,omitzero" jsonschema:"Call disposition."`
+}
+
+// messageStringFields are the names of MessageDetails' properties, in order.
+var messageStringFields = fieldNames(reflect.TypeFor[MessageDetails]())
 
 // MessageStringFields returns the optional string properties accepted on create.
 func MessageStringFields() []string { return slices.Clone(messageStringFields) }
@@ -201,77 +237,46 @@ const (
 	MaxAnswersBytes  = 32 << 10
 )
 
-// ParseMessageCreate reads the "message" object of a create request. The object accepts any
-// properties: known ones are type-checked, unknown ones ignored. Every bad field is reported.
+// ParseMessageCreate reads the "message" object of a create request (a
+// MessageCreateRequest). Every bad field is reported.
 func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	var v ValidationErrors
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil || raw == nil {
+	var in MessageCreateRequest
+	if _, ok := decodeRequest(obj, &in); !ok {
 		v.Add("message", "must be a JSON object")
 		return nil, v.Err()
 	}
 	m := &MessageCreate{Strings: map[string]string{}}
-	str := func(name string, max int) (string, bool) {
-		b, ok := raw[name]
-		if !ok || string(b) == "null" {
-			return "", false
-		}
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			v.Add(name, "must be a string")
-			return "", false
-		}
-		if utf8.RuneCountInString(s) > max {
-			v.Add(name, fmt.Sprintf("must be at most %d characters", max))
-			return "", false
-		}
-		return s, true
-	}
-
-	if s, ok := str("content", MaxContentLength); ok {
-		m.Content = s
-	}
+	m.Content, _ = v.text("content", in.Content, MaxContentLength)
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {
 		v.Add("content", "is required and must be a non-empty string")
 	}
-	if s, ok := str("account_number", MaxAccountNumberLength); ok {
+	if s, ok := v.text("account_number", in.AccountNumber, MaxAccountNumberLength); ok {
 		m.AccountNumber = strings.TrimSpace(s)
 	}
-	if s, ok := str("origin", MaxCodeLength); ok {
+	if s, ok := v.text("origin", in.Origin, MaxCodeLength); ok {
 		m.Origin = strings.ToUpper(strings.TrimSpace(s))
 		if !slices.Contains(Origins, m.Origin) {
 			v.Add("origin", "must be one of "+strings.Join(Origins, ", "))
 		}
 	}
-	if b, ok := raw["from_ai_assistant"]; ok && string(b) != "null" {
-		var fromAI bool
-		if err := json.Unmarshal(b, &fromAI); err != nil {
-			v.Add("from_ai_assistant", "must be a boolean")
-		} else if fromAI && m.Origin == "" {
-			m.Origin = OriginAICall
-		}
+	if v.boolean("from_ai_assistant", in.FromAIAssistant) && m.Origin == "" {
+		m.Origin = OriginAICall
 	}
 	if m.Origin == "" {
 		m.Origin = OriginAPI
 	}
-	if b, ok := raw["is_emergency"]; ok && string(b) != "null" {
-		if err := json.Unmarshal(b, &m.IsEmergency); err != nil {
-			v.Add("is_emergency", "must be a boolean")
-		}
-	}
-	if b, ok := raw["escalation_level_id"]; ok && string(b) != "null" {
-		var n json.Number
-		if err := json.Unmarshal(b, &n); err != nil {
-			v.Add("escalation_level_id", "must be an integer")
-		} else if id, err := n.Int64(); err != nil || id < 1 {
+	m.IsEmergency = v.boolean("is_emergency", in.IsEmergency)
+	if id := in.EscalationLevelID; id.Wrong != "" {
+		v.Add("escalation_level_id", "must be an integer")
+	} else if id.Set {
+		if n, err := id.Value.Int64(); err != nil || n < 1 {
 			v.Add("escalation_level_id", "must be a positive integer")
 		} else {
-			m.EscalationLevelID = &id
+			m.EscalationLevelID = &n
 		}
 	}
-	if b, ok := raw["answers"]; ok && string(b) != "null" {
+	if b := in.Answers.Value; in.Answers.Set {
 		var answers map[string]any
 		d := json.NewDecoder(bytes.NewReader(b))
 		d.UseNumber()
@@ -286,8 +291,9 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 			m.Answers = answers
 		}
 	}
-	for _, name := range messageStringFields {
-		if s, ok := str(name, MaxStringLength); ok {
+	details := reflect.ValueOf(in.MessageDetails)
+	for i, name := range messageStringFields {
+		if s, ok := v.text(name, details.Field(i).Interface().(Opt[string]), MaxStringLength); ok {
 			m.Strings[name] = s
 		}
 	}

@@ -3,8 +3,6 @@ package answerdesk
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/textproto"
@@ -128,109 +126,127 @@ func ReservedHeader(name string) bool {
 	return false
 }
 
-// ParseOnCallContactCreate reads and validates a create body, reporting every bad field.
+// OnCallContactCreateRequest is the body of POST /api/v2/on-call-contacts: one flat object.
+// account_number and name are trimmed (blank counts as missing).
+type OnCallContactCreateRequest struct {
+	AccountNumber        Opt[string]                       `json:"account_number" jsonschema:"Number of the account the contact is on call for; you must be an admin or a member of the account."`
+	Name                 Opt[string]                       `json:"name" jsonschema:"Name of the contact; {{contact.name}} in merge variables."`
+	EscalationLevel      Opt[int]                          `json:"escalation_level,omitzero" jsonschema:"Escalation level, 1 to 10. Default 1."`
+	EscalateAfterMinutes Opt[int]                          `json:"escalate_after_minutes,omitzero" jsonschema:"Minutes a message waits at this level for an acknowledgement before escalating to the next level that has contacts, 1 to 1440. Default 15."`
+	DeliveryMethods      Opt[[]Opt[DeliveryMethodRequest]] `json:"delivery_methods" jsonschema:"1 to 10 delivery methods."`
+}
+
+// DeliveryMethodRequest is a delivery method in an on-call contact's create body.
+type DeliveryMethodRequest struct {
+	Type          Opt[string]            `json:"type,omitzero" jsonschema:"Kind of method; external_api (the default) is the only one."`
+	URL           Opt[string]            `json:"url" jsonschema:"Absolute http or https URL the message is POSTed to, at most 2048 characters. It must not hold credentials (user:password@): use basic_auth. Loopback, private, link-local and cloud-metadata destinations are refused at delivery time unless the server runs with --dispatch-allow-private."`
+	PayloadType   Opt[string]            `json:"payload_type,omitzero" jsonschema:"JSON (default): a flat JSON object of field name to string value. FORM: application/x-www-form-urlencoded name=value pairs. Matched case-insensitively, stored in upper case."`
+	Data          Opt[[]PayloadField]    `json:"data" jsonschema:"1 to 50 body fields, in order. Values may hold merge variables; an unknown variable is a 422 on delivery_methods[i].data[j].value."`
+	BasicAuth     Opt[BasicAuthRequest]  `json:"basic_auth,omitzero" jsonschema:"Basic auth sent with each request (Authorization: Basic ...; it replaces a configured Authorization header). Both username and password, or neither."`
+	Headers       Opt[map[string]string] `json:"headers,omitzero"`
+	SigningSecret Opt[string]            `json:"signing_secret,omitzero"`
+}
+
+// BasicAuthRequest is the Basic auth of a delivery method as configured.
+type BasicAuthRequest struct {
+	Username Opt[string] `json:"username,omitzero" jsonschema:"Username, without \":\". Shown in responses."`
+	Password Opt[string] `json:"password,omitzero" jsonschema:"Password. Write-only: never returned."`
+}
+
+// MaxContactNameLength is the longest name of an on-call contact.
+const MaxContactNameLength = 200
+
+// Limits of an on-call contact's settings: the longest wait at a level, and of each
+// delivery method the longest URL and the most custom headers.
+const (
+	MaxEscalateAfterMinutes = 1440
+	MaxURLLength            = 2048
+	MaxHeaders              = 20
+)
+
+// ParseOnCallContactCreate reads and validates a create body (an
+// OnCallContactCreateRequest), reporting every bad field.
 func ParseOnCallContactCreate(body []byte) (*OnCallContactCreate, error) {
-	var in struct {
-		AccountNumber        *string           `json:"account_number"`
-		Name                 *string           `json:"name"`
-		EscalationLevel      *int              `json:"escalation_level"`
-		EscalateAfterMinutes *int              `json:"escalate_after_minutes"`
-		DeliveryMethods      []json.RawMessage `json:"delivery_methods"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			var v ValidationErrors
-			v.Add(typeErr.Field, "has the wrong type ("+typeErr.Value+"): see the example in the API reference")
-			return nil, v.Err()
-		}
-		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+	var in OnCallContactCreateRequest
+	if err := DecodeJSONObject(body, &in); err != nil {
+		return nil, err
 	}
 	var v ValidationErrors
 	c := &OnCallContactCreate{EscalationLevel: 1, EscalateAfterMinutes: DefaultEscalateAfterMinutes}
-	if in.AccountNumber == nil || strings.TrimSpace(*in.AccountNumber) == "" {
+	if c.AccountNumber = strings.TrimSpace(in.AccountNumber.Value); c.AccountNumber == "" {
 		v.Add("account_number", "is required")
-	} else {
-		c.AccountNumber = strings.TrimSpace(*in.AccountNumber)
 	}
-	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+	if c.Name = strings.TrimSpace(in.Name.Value); c.Name == "" {
 		v.Add("name", "is required")
-	} else if c.Name = strings.TrimSpace(*in.Name); utf8.RuneCountInString(c.Name) > 200 {
-		v.Add("name", "must be at most 200 characters")
+	} else if utf8.RuneCountInString(c.Name) > MaxContactNameLength {
+		v.Add("name", fmt.Sprintf("must be at most %d characters", MaxContactNameLength))
 	}
-	if in.EscalationLevel != nil {
-		if *in.EscalationLevel < 1 || *in.EscalationLevel > MaxEscalationLevel {
+	if l := in.EscalationLevel; l.Set {
+		if l.Value < 1 || l.Value > MaxEscalationLevel {
 			v.Add("escalation_level", fmt.Sprintf("must be from 1 to %d", MaxEscalationLevel))
 		}
-		c.EscalationLevel = *in.EscalationLevel
+		c.EscalationLevel = l.Value
 	}
-	if in.EscalateAfterMinutes != nil {
-		if *in.EscalateAfterMinutes < 1 || *in.EscalateAfterMinutes > 1440 {
-			v.Add("escalate_after_minutes", "must be from 1 to 1440")
+	if m := in.EscalateAfterMinutes; m.Set {
+		if m.Value < 1 || m.Value > MaxEscalateAfterMinutes {
+			v.Add("escalate_after_minutes", fmt.Sprintf("must be from 1 to %d", MaxEscalateAfterMinutes))
 		}
-		c.EscalateAfterMinutes = *in.EscalateAfterMinutes
+		c.EscalateAfterMinutes = m.Value
 	}
-	if len(in.DeliveryMethods) == 0 {
+	methods := in.DeliveryMethods.Value
+	if len(methods) == 0 {
 		v.Add("delivery_methods", "is required: at least one delivery method")
 	}
-	if len(in.DeliveryMethods) > MaxDeliveryMethodsPerContact {
+	if len(methods) > MaxDeliveryMethodsPerContact {
 		v.Add("delivery_methods", fmt.Sprintf("must have at most %d methods", MaxDeliveryMethodsPerContact))
 	}
-	for i, raw := range in.DeliveryMethods {
-		if m, ok := parseDeliveryMethod(&v, fmt.Sprintf("delivery_methods[%d]", i), raw); ok {
+	for i, m := range methods {
+		if m, ok := parseDeliveryMethod(&v, fmt.Sprintf("delivery_methods[%d]", i), m); ok {
 			c.Methods = append(c.Methods, m)
 		}
 	}
 	return c, v.Err()
 }
 
-func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage) (DeliveryMethodInput, bool) {
-	var in struct {
-		Type        *string         `json:"type"`
-		URL         *string         `json:"url"`
-		PayloadType *string         `json:"payload_type"`
-		Data        json.RawMessage `json:"data"`
-		BasicAuth   *struct {
-			Username *string `json:"username"`
-			Password *string `json:"password"`
-		} `json:"basic_auth"`
-		Headers       map[string]string `json:"headers"`
-		SigningSecret *string           `json:"signing_secret"`
-	}
+func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMethodRequest]) (DeliveryMethodInput, bool) {
+	in := o.Value
 	var m DeliveryMethodInput
-	if err := json.Unmarshal(raw, &in); err != nil {
+	// A value of the wrong type is reported on the method, but for data, which has its own
+	// message.
+	wrong := slices.DeleteFunc(wrongTypes(&in), func(f FieldError) bool { return f.Field == "data" })
+	if o.Wrong != "" || len(wrong) > 0 || len(wrongTypes(&in.BasicAuth.Value)) > 0 {
 		v.Add(prefix, "must be an object with type, url, payload_type, data, and optional basic_auth, headers, signing_secret (check the value types)")
 		return m, false
 	}
 	before := len(v.fields)
 	m.Type = DeliveryMethodExternalAPI
-	if in.Type != nil && *in.Type != DeliveryMethodExternalAPI {
+	if in.Type.Set && in.Type.Value != DeliveryMethodExternalAPI {
 		v.Add(prefix+".type", `must be "external_api"`)
 	}
-	if in.URL == nil || *in.URL == "" {
+	if in.URL.Value == "" {
 		v.Add(prefix+".url", "is required")
 	} else {
-		m.URL = strings.TrimSpace(*in.URL)
+		m.URL = strings.TrimSpace(in.URL.Value)
 		u, err := url.Parse(m.URL)
 		switch {
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 			v.Add(prefix+".url", "must be an absolute http or https URL")
 		case u.User != nil:
 			v.Add(prefix+".url", "must not hold credentials; use basic_auth")
-		case len(m.URL) > 2048:
-			v.Add(prefix+".url", "must be at most 2048 characters")
+		case len(m.URL) > MaxURLLength:
+			v.Add(prefix+".url", fmt.Sprintf("must be at most %d characters", MaxURLLength))
 		}
 	}
 	m.PayloadType = PayloadJSON
-	if in.PayloadType != nil {
-		m.PayloadType = strings.ToUpper(strings.TrimSpace(*in.PayloadType))
+	if in.PayloadType.Set {
+		m.PayloadType = strings.ToUpper(strings.TrimSpace(in.PayloadType.Value))
 		if m.PayloadType != PayloadJSON && m.PayloadType != PayloadForm {
 			v.Add(prefix+".payload_type", `must be "JSON" or "FORM"`)
 		}
 	}
-	if len(in.Data) == 0 || string(in.Data) == "null" {
+	if m.Data = in.Data.Value; !in.Data.Has() {
 		v.Add(prefix+".data", `is required: [{"field": "...", "value": "..."}]`)
-	} else if err := json.Unmarshal(in.Data, &m.Data); err != nil {
+	} else if in.Data.Wrong != "" {
 		v.Add(prefix+".data", `must be a list of {"field": string, "value": string}`)
 	} else {
 		if len(m.Data) == 0 || len(m.Data) > MaxPayloadFields {
@@ -252,14 +268,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 			}
 		}
 	}
-	if in.BasicAuth != nil {
-		user, pass := "", ""
-		if in.BasicAuth.Username != nil {
-			user = *in.BasicAuth.Username
-		}
-		if in.BasicAuth.Password != nil {
-			pass = *in.BasicAuth.Password
-		}
+	if in.BasicAuth.Set {
+		user, pass := in.BasicAuth.Value.Username.Value, in.BasicAuth.Value.Password.Value
 		switch {
 		case (user == "") != (pass == ""):
 			v.Add(prefix+".basic_auth", "needs both username and password, or neither")
@@ -268,11 +278,11 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 		}
 		m.BasicUser, m.BasicPass = user, pass
 	}
-	if len(in.Headers) > 20 {
-		v.Add(prefix+".headers", "must have at most 20 headers")
+	if len(in.Headers.Value) > MaxHeaders {
+		v.Add(prefix+".headers", fmt.Sprintf("must have at most %d headers", MaxHeaders))
 	}
 	m.Headers = map[string]string{}
-	for name, value := range in.Headers {
+	for name, value := range in.Headers.Value {
 		canon := textproto.CanonicalMIMEHeaderKey(name)
 		switch {
 		case !ValidHeaderName(name):
@@ -285,8 +295,8 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, raw json.RawMessage
 			m.Headers[canon] = value
 		}
 	}
-	if in.SigningSecret != nil && *in.SigningSecret != "" {
-		m.SigningSecret = *in.SigningSecret
+	if in.SigningSecret.Value != "" {
+		m.SigningSecret = in.SigningSecret.Value
 		key, ok := strings.CutPrefix(m.SigningSecret, "whsec_")
 		raw, err := base64.StdEncoding.DecodeString(key)
 		if !ok || err != nil || len(raw) < 24 || len(raw) > 64 {

@@ -25,6 +25,9 @@ type Paging struct {
 // Offset is the number of items before the page.
 func (p Paging) Offset() int { return (p.Page - 1) * p.PageSize }
 
+// MaxPage is the highest page number a list takes.
+const MaxPage = 1_000_000
+
 // CheckPaging validates optional page and page_size values against the list's default and
 // maximum. Out-of-range values are errors, not clamped.
 func CheckPaging(v *ValidationErrors, page, pageSize *int, defaultSize, maxSize int) Paging {
@@ -32,8 +35,8 @@ func CheckPaging(v *ValidationErrors, page, pageSize *int, defaultSize, maxSize 
 	if page != nil {
 		if *page < 1 {
 			v.Add("page", "must be an integer >= 1")
-		} else if *page > 1_000_000 {
-			v.Add("page", "must be <= 1000000")
+		} else if *page > MaxPage {
+			v.Add("page", fmt.Sprintf("must be <= %d", MaxPage))
 		} else {
 			p.Page = *page
 		}

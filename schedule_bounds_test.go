@@ -153,3 +153,13 @@ func TestPlanRebaseKeepsOccurrences(t *testing.T) {
 		})
 	}
 }
+
+// parseScheduleInput decodes and validates a schedule object, as a create body's is.
+func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
+	var in ScheduleRequest
+	if _, ok := decodeRequest(b, &in); !ok {
+		v.Add("schedule", "must be an object")
+		return ScheduleInput{}
+	}
+	return scheduleInput(v, &in)
+}

@@ -49,7 +49,10 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 // String returns the TimeLayout form.
 func (t Time) String() string { return t.UTC().Format(TimeLayout) }
 
-var datePattern = regexp.MustCompile(`^[0-1][0-9]-[0-3][0-9]-[0-9]{4}$`)
+// DatePattern is the form of an MM-DD-YYYY date filter (ParseDate also wants a real date).
+const DatePattern = `^[0-1][0-9]-[0-3][0-9]-[0-9]{4}$`
+
+var datePattern = regexp.MustCompile(DatePattern)
 
 // ParseDate parses an MM-DD-YYYY date filter as the first instant of that calendar day in
 // UTC. The value must match the documented pattern and be a real date (02-30-2026 is not).

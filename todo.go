@@ -1,7 +1,6 @@
 package answerdesk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -161,47 +160,67 @@ const (
 	MaxCodeLength          = 32 // characters of an enumerated value given as input (delivery_type, origin)
 )
 
-// ParseToDoCreate reads the flat body of a create request. Every field is type-checked,
-// and every bad field is reported at once; unknown properties are ignored.
-func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
-		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-	}
-	return parseToDoFields(raw, true)
+// ToDoCreateRequest is the body of POST /api/v2/to-dos: one flat object. Strings are
+// trimmed (blank counts as missing); which properties are required besides these depends
+// on delivery_type.
+type ToDoCreateRequest struct {
+	AccountNumber Opt[string]          `json:"account_number" jsonschema:"Number of the account the To Do runs against. Always required; you must be an admin or a member of the account."`
+	DeliveryType  Opt[string]          `json:"delivery_type" jsonschema:"sms, email, call or ai_outbound_call, matched case-insensitively. ai_outbound_call is 422 feature_unavailable unless the server runs with --feature ai-outbound-call."`
+	Schedule      Opt[ScheduleRequest] `json:"schedule"`
+	ToDoDetails
 }
 
-// parseToDoFields validates the members of a create body (or of an update merged onto a
-// To Do, where the schedule may be left as it is).
-func parseToDoFields(raw map[string]json.RawMessage, scheduleRequired bool) (*ToDoCreate, error) {
+// ToDoUpdateRequest is the body of PATCH /api/v2/to-dos/{id}: the properties it names
+// change, the others stay.
+type ToDoUpdateRequest struct {
+	Schedule Opt[ScheduleRequest] `json:"schedule,omitzero" null:"refused"`
+	ToDoDetails
+}
+
+// ToDoDetails are the optional properties of a To Do's create or update body.
+type ToDoDetails struct {
+	Name         Opt[string] `json:"name,omitzero" jsonschema:"Label. Defaults to the creation timestamp."`
+	Contact      Opt[string] `json:"contact,omitzero" jsonschema:"Recipient. sms, call, ai_outbound_call: a phone number (ten digits are a North American number; else + and the country code; spaces, ( ) - . allowed), stored in E.164. email: a bare email address. Required for sms, email and ai_outbound_call; optional for call (without it the call is a task for a live agent)."`
+	MessageText  Opt[string] `json:"message_text,omitzero" jsonschema:"Body of the SMS (at most 1600 characters) or email (plain text). Required for sms and email."`
+	Instructions Opt[string] `json:"instructions,omitzero" jsonschema:"What the agent or AI assistant says. Required for call and ai_outbound_call."`
+	From         Opt[string] `json:"from,omitzero" jsonschema:"sms: the sending number, one of the account's SMS-enabled numbers. A leading +1 is stripped before the check and in the stored To Do. Required for sms."`
+	FromEmail    Opt[string] `json:"from_email,omitzero" jsonschema:"email: the sending address, lower-cased. Must not be blacklisted, and its domain must be an authenticated sending domain of the account. Required for email."`
+	SenderName   Opt[string] `json:"sender_name,omitzero" jsonschema:"email: display name of the sender."`
+	Subject      Opt[string] `json:"subject,omitzero" jsonschema:"email: subject line; defaults to the To Do's name."`
+}
+
+// errNotObject is the error of a body that is not one JSON object.
+var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+
+// ParseToDoCreate reads the body of a create request (a ToDoCreateRequest). Every field is
+// type-checked, and every bad field is reported at once.
+func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
+	var in ToDoCreateRequest
+	if _, ok := decodeRequest(body, &in); !ok {
+		return nil, errNotObject
+	}
+	return toDoFields(&in, true)
+}
+
+// toDoFields validates a create body (or an update merged onto a To Do, where the
+// schedule may be left as it is).
+func toDoFields(in *ToDoCreateRequest, scheduleRequired bool) (*ToDoCreate, error) {
 	var v ValidationErrors
-	str := func(name string, max int) string {
-		b, ok := raw[name]
-		if !ok || string(b) == "null" {
-			return ""
-		}
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			v.Add(name, "must be a string")
-			return ""
-		}
-		if utf8.RuneCountInString(s) > max {
-			v.Add(name, fmt.Sprintf("must be at most %d characters", max))
-			return ""
-		}
+	str := func(name string, o Opt[string], max int) string {
+		s, _ := v.text(name, o, max)
 		return strings.TrimSpace(s)
 	}
 	t := &ToDoCreate{
-		AccountNumber: str("account_number", MaxAccountNumberLength),
-		DeliveryType:  strings.ToLower(str("delivery_type", MaxCodeLength)),
-		Name:          str("name", MaxToDoNameLength),
-		Contact:       str("contact", MaxAddressLength),
-		MessageText:   str("message_text", MaxEmailBodyLength),
-		Instructions:  str("instructions", MaxInstructionsLength),
-		From:          str("from", MaxPhoneLength),
-		FromEmail:     strings.ToLower(str("from_email", MaxAddressLength)),
-		SenderName:    str("sender_name", MaxSenderNameLength),
-		SubjectLine:   str("subject", MaxSubjectLength),
+		AccountNumber: str("account_number", in.AccountNumber, MaxAccountNumberLength),
+		DeliveryType:  strings.ToLower(str("delivery_type", in.DeliveryType, MaxCodeLength)),
+		Name:          str("name", in.Name, MaxToDoNameLength),
+		Contact:       str("contact", in.Contact, MaxAddressLength),
+		MessageText:   str("message_text", in.MessageText, MaxEmailBodyLength),
+		Instructions:  str("instructions", in.Instructions, MaxInstructionsLength),
+		From:          str("from", in.From, MaxPhoneLength),
+		FromEmail:     strings.ToLower(str("from_email", in.FromEmail, MaxAddressLength)),
+		SenderName:    str("sender_name", in.SenderName, MaxSenderNameLength),
+		SubjectLine:   str("subject", in.Subject, MaxSubjectLength),
 	}
 	if t.AccountNumber == "" && !v.Has("account_number") {
 		v.Add("account_number", "is required")
@@ -264,12 +283,13 @@ func parseToDoFields(raw map[string]json.RawMessage, scheduleRequired bool) (*To
 	if t.FromEmail != "" && !v.Has("from_email") && !IsEmailAddress(t.FromEmail) {
 		v.Add("from_email", "must be an email address")
 	}
-	if b, ok := raw["schedule"]; (!ok || string(b) == "null") && !scheduleRequired {
-		// An update that leaves the schedule as it is.
-	} else if !ok || string(b) == "null" {
+	switch s := in.Schedule; {
+	case s.Wrong != "":
+		v.Add("schedule", "must be an object")
+	case s.Set:
+		t.Schedule = scheduleInput(&v, &s.Value)
+	case scheduleRequired:
 		v.Add("schedule", `is required: {"rule": "immediately"}, {"rule": "today", "times": ["09:30"]} or a recurring schedule`)
-	} else {
-		t.Schedule = parseScheduleInput(&v, b)
 	}
 	return t, v.Err()
 }
@@ -338,103 +358,91 @@ var weekdayNames = map[string]time.Weekday{
 	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
 }
 
-func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
+// ScheduleRequest is the schedule object of a To Do's create or update body.
+type ScheduleRequest struct {
+	Rule      Opt[string]            `json:"rule,omitzero" jsonschema:"immediately or today, matched case-insensitively; leave out (or null) for a recurring schedule."`
+	Times     Opt[[]string]          `json:"times,omitzero" jsonschema:"Times of day HH:MM (00:00 to 23:59; a one-digit hour is accepted) in the account's time zone. Required for today and recurring schedules; not allowed with immediately."`
+	Frequency Opt[string]            `json:"frequency,omitzero" jsonschema:"Recurring only, and required there: daily, weekly or monthly, matched case-insensitively."`
+	Interval  Opt[json.Number]       `json:"interval,omitzero" jsonschema:"Recurring only: every interval days, weeks or months (2 with weekly is every other week)."`
+	Days      Opt[[]json.RawMessage] `json:"days,omitzero" jsonschema:"Recurring only. weekly (required): weekday names, any case, e.g. [\"monday\", \"wednesday\"]. monthly (required): days of the month 1 to 31, e.g. [1, 15]. Not allowed for daily."`
+	Until     Opt[string]            `json:"until,omitzero" jsonschema:"Recurring only: the last date (YYYY-MM-DD, in the account's time zone) the To Do may fire on, inclusive (RFC 5545 UNTIL). Not before today, at most 100 years away; not with count."`
+	Count     Opt[json.Number]       `json:"count,omitzero" jsonschema:"Recurring only: how many occurrences in all, counted from creation (or from the PATCH that set this schedule); skipped dates count too (RFC 5545 COUNT, before exclusions). Not with until."`
+	SkipDates Opt[[]string]          `json:"skip_dates,omitzero" jsonschema:"Recurring only: dates (YYYY-MM-DD, in the account's time zone) on which nothing is sent, e.g. holidays."`
+}
+
+// Limits of a schedule: the largest interval of a recurring one, the most times a day.
+const (
+	MaxScheduleInterval = 1000
+	MaxScheduleTimes    = 24
+)
+
+// scheduleInput validates a schedule; its errors are on schedule.<property>.
+func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 	var s ScheduleInput
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil || raw == nil {
-		v.Add("schedule", "must be an object")
-		return s
-	}
-	has := func(k string) bool { x, ok := raw[k]; return ok && string(x) != "null" }
-	if has("rule") {
-		if err := json.Unmarshal(raw["rule"], &s.Rule); err != nil {
-			v.Add("schedule.rule", "must be a string")
-		} else if s.Rule = strings.ToLower(strings.TrimSpace(s.Rule)); s.Rule != ScheduleImmediately && s.Rule != ScheduleToday {
+	if in.Rule.Wrong != "" {
+		v.Add("schedule.rule", "must be a string")
+	} else if in.Rule.Set {
+		if s.Rule = strings.ToLower(strings.TrimSpace(in.Rule.Value)); s.Rule != ScheduleImmediately && s.Rule != ScheduleToday {
 			v.Add("schedule.rule", `must be "immediately" or "today", or left out for a recurring schedule`)
 		}
 	}
-	if has("times") {
-		if err := json.Unmarshal(raw["times"], &s.Times); err != nil {
-			v.Add("schedule.times", `must be a list of times "HH:MM"`)
-		}
+	s.Times = in.Times.Value
+	if in.Times.Wrong != "" {
+		v.Add("schedule.times", `must be a list of times "HH:MM"`)
 	}
-	if has("frequency") {
-		if err := json.Unmarshal(raw["frequency"], &s.Frequency); err != nil {
-			v.Add("schedule.frequency", "must be a string")
-		}
-		s.Frequency = strings.ToLower(strings.TrimSpace(s.Frequency))
+	if in.Frequency.Wrong != "" {
+		v.Add("schedule.frequency", "must be a string")
 	}
-	if has("interval") {
-		var n json.Number
-		i, err := int64(0), json.Unmarshal(raw["interval"], &n)
-		if err == nil {
-			i, err = n.Int64()
-		}
-		if err != nil || i < 1 || i > 1000 {
-			v.Add("schedule.interval", "must be an integer from 1 to 1000")
-		} else {
-			iv := int(i)
-			s.Interval = &iv
-		}
+	s.Frequency = strings.ToLower(strings.TrimSpace(in.Frequency.Value))
+	if i, ok := v.integer("schedule.interval", in.Interval, 1, MaxScheduleInterval, fmt.Sprintf("must be an integer from 1 to %d", MaxScheduleInterval)); ok {
+		iv := int(i)
+		s.Interval = &iv
 	}
-	var days []json.RawMessage
-	if has("days") {
-		if err := json.Unmarshal(raw["days"], &days); err != nil {
-			v.Add("schedule.days", "must be a list")
-		}
+	days := in.Days.Value
+	if in.Days.Wrong != "" {
+		v.Add("schedule.days", "must be a list")
 	}
-	if has("until") {
-		var u string
-		if err := json.Unmarshal(raw["until"], &u); err != nil {
-			v.Add("schedule.until", `must be a date "YYYY-MM-DD"`)
-		} else if d, err := time.Parse(time.DateOnly, strings.TrimSpace(u)); err != nil {
+	if in.Until.Wrong != "" {
+		v.Add("schedule.until", `must be a date "YYYY-MM-DD"`)
+	} else if u := in.Until.Value; in.Until.Set {
+		if d, err := time.Parse(time.DateOnly, strings.TrimSpace(u)); err != nil {
 			v.Add("schedule.until", fmt.Sprintf("%q is not a date YYYY-MM-DD", u))
 		} else {
 			s.Until = d.Format(time.DateOnly)
 		}
 	}
-	if has("count") {
-		var n json.Number
-		i, err := int64(0), json.Unmarshal(raw["count"], &n)
-		if err == nil {
-			i, err = n.Int64()
-		}
-		if err != nil || i < 1 || i > MaxScheduleCount {
-			v.Add("schedule.count", fmt.Sprintf("must be an integer from 1 to %d", MaxScheduleCount))
-		} else {
-			c := int(i)
-			s.Count = &c
-		}
+	if i, ok := v.integer("schedule.count", in.Count, 1, MaxScheduleCount, fmt.Sprintf("must be an integer from 1 to %d", MaxScheduleCount)); ok {
+		c := int(i)
+		s.Count = &c
 	}
-	if has("until") && has("count") {
+	if in.Until.Has() && in.Count.Has() {
 		v.Add("schedule.count", "cannot be combined with until (RFC 5545): give one of them")
 	}
-	if has("skip_dates") {
-		var dates []string
-		if err := json.Unmarshal(raw["skip_dates"], &dates); err != nil {
-			v.Add("schedule.skip_dates", `must be a list of dates "YYYY-MM-DD"`)
-		} else if len(dates) > MaxSkipDates {
-			v.Add("schedule.skip_dates", fmt.Sprintf("must have at most %d dates", MaxSkipDates))
-		} else {
-			for _, x := range dates {
-				d, err := time.Parse(time.DateOnly, strings.TrimSpace(x))
-				if err != nil {
-					v.Add("schedule.skip_dates", fmt.Sprintf("%q is not a date YYYY-MM-DD", x))
-					break
-				}
-				if f := d.Format(time.DateOnly); !slices.Contains(s.SkipDates, f) {
-					s.SkipDates = append(s.SkipDates, f)
-				}
+	if dates := in.SkipDates.Value; in.SkipDates.Wrong != "" {
+		v.Add("schedule.skip_dates", `must be a list of dates "YYYY-MM-DD"`)
+	} else if len(dates) > MaxSkipDates {
+		v.Add("schedule.skip_dates", fmt.Sprintf("must have at most %d dates", MaxSkipDates))
+	} else {
+		for _, x := range dates {
+			d, err := time.Parse(time.DateOnly, strings.TrimSpace(x))
+			if err != nil {
+				v.Add("schedule.skip_dates", fmt.Sprintf("%q is not a date YYYY-MM-DD", x))
+				break
 			}
-			slices.Sort(s.SkipDates)
+			if f := d.Format(time.DateOnly); !slices.Contains(s.SkipDates, f) {
+				s.SkipDates = append(s.SkipDates, f)
+			}
 		}
+		slices.Sort(s.SkipDates)
 	}
 	if s.Rule != "" {
-		for _, k := range []string{"frequency", "interval", "days", "until", "count", "skip_dates"} {
-			if has(k) {
-				v.Add("schedule."+k, "applies only to recurring schedules (leave out rule)")
+		for _, f := range []struct {
+			name  string
+			given bool
+		}{{"frequency", in.Frequency.Has()}, {"interval", in.Interval.Has()}, {"days", in.Days.Has()},
+			{"until", in.Until.Has()}, {"count", in.Count.Has()}, {"skip_dates", in.SkipDates.Has()}} {
+			if f.given {
+				v.Add("schedule."+f.name, "applies only to recurring schedules (leave out rule)")
 			}
 		}
 	}
@@ -489,8 +497,8 @@ func parseScheduleInput(v *ValidationErrors, b json.RawMessage) ScheduleInput {
 	if s.Rule != ScheduleImmediately && !v.Has("schedule.times") {
 		if len(s.Times) == 0 {
 			v.Add("schedule.times", `is required: one or more times "HH:MM"`)
-		} else if len(s.Times) > 24 {
-			v.Add("schedule.times", "must have at most 24 times")
+		} else if len(s.Times) > MaxScheduleTimes {
+			v.Add("schedule.times", fmt.Sprintf("must have at most %d times", MaxScheduleTimes))
 		}
 		for i, t := range s.Times {
 			c, err := ParseClock(t)

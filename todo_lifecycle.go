@@ -1,7 +1,6 @@
 package answerdesk
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -47,75 +46,51 @@ func ToDoTransition(from, action string) (to string, changed bool, err error) {
 	return from, false, fmt.Errorf("unknown to-do action %q", action)
 }
 
-// toDoFixedFields are the create fields an update may not name: they decide which account
-// and which channel a To Do is, so changing them is a new To Do.
-var toDoFixedFields = []string{"account_number", "delivery_type"}
-
-// toDoUpdatable are the create fields an update may change.
-var toDoUpdatable = []string{"name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject", "schedule"}
-
-// ToDoPatch is a parsed partial update of a To Do: the members it names, as JSON. null
-// clears an optional field (a required one is then reported as missing).
+// ToDoPatch is a parsed partial update of a To Do: the properties it names. null clears
+// an optional property (a required one is then reported as missing).
 type ToDoPatch struct {
-	raw map[string]json.RawMessage
+	in ToDoCreateRequest // without account_number and delivery_type
 }
 
-// ParseToDoPatch reads the body of PATCH /api/v2/to-dos/{id}. Naming account_number or
-// delivery_type is a 422 on that field; unknown properties are ignored, as on create.
+// ParseToDoPatch reads the body of PATCH /api/v2/to-dos/{id} (a ToDoUpdateRequest). Naming
+// account_number or delivery_type, which decide which account and which channel a To Do
+// is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
-		return nil, &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+	var in ToDoCreateRequest // the create's properties, to refuse those an update may not name
+	if _, ok := decodeRequest(body, &in); !ok {
+		return nil, errNotObject
 	}
 	var v ValidationErrors
-	for _, f := range toDoFixedFields {
-		if _, ok := raw[f]; ok {
-			v.Add(f, "cannot be changed; cancel this To Do and create a new one")
+	for _, f := range []struct {
+		name  string
+		named bool
+	}{{"account_number", in.AccountNumber.Named}, {"delivery_type", in.DeliveryType.Named}} {
+		if f.named {
+			v.Add(f.name, "cannot be changed; cancel this To Do and create a new one")
 		}
 	}
-	if b, ok := raw["schedule"]; ok && string(b) == "null" {
+	if s := in.Schedule; s.Named && !s.Has() {
 		v.Add("schedule", "cannot be removed; give a new schedule or leave it out")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	p := &ToDoPatch{raw: map[string]json.RawMessage{}}
-	for _, f := range toDoUpdatable {
-		if b, ok := raw[f]; ok {
-			p.raw[f] = b
-		}
-	}
-	return p, nil
+	return &ToDoPatch{in: in}, nil
 }
 
 // HasSchedule reports whether the update replaces the schedule.
-func (p *ToDoPatch) HasSchedule() bool { _, ok := p.raw["schedule"]; return ok }
+func (p *ToDoPatch) HasSchedule() bool { return p.in.Schedule.Named }
 
 // Merge applies the update to t and validates the result exactly as a create. The
 // schedule is parsed only when the update gives one (its plan is made by the store, which
 // knows the time zone and the time); otherwise the result's Schedule is the zero value.
 func (p *ToDoPatch) Merge(t *ToDo) (*ToDoCreate, error) {
-	merged := map[string]json.RawMessage{}
-	put := func(k string, v *string) {
-		if v != nil {
-			b, _ := json.Marshal(*v) // a string always encodes
-			merged[k] = b
-		}
-	}
-	put("account_number", &t.AccountNumber)
-	put("delivery_type", &t.DeliveryType)
-	put("name", &t.Name)
-	put("contact", t.Contact)
-	put("message_text", t.MessageText)
-	put("instructions", t.Instructions)
-	put("from", t.From)
-	put("from_email", t.FromEmail)
-	put("sender_name", t.SenderName)
-	put("subject", t.Subject)
-	for k, b := range p.raw {
-		merged[k] = b
-	}
-	c, err := parseToDoFields(merged, false)
+	in := ToDoCreateRequest{AccountNumber: given(&t.AccountNumber), DeliveryType: given(&t.DeliveryType),
+		ToDoDetails: ToDoDetails{Name: given(&t.Name), Contact: given(t.Contact), MessageText: given(t.MessageText),
+			Instructions: given(t.Instructions), From: given(t.From), FromEmail: given(t.FromEmail),
+			SenderName: given(t.SenderName), Subject: given(t.Subject)}}
+	overlay(&in, &p.in)
+	c, err := toDoFields(&in, false)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package answerdesk
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"strings"
 )
 
@@ -25,14 +26,17 @@ type User struct {
 // UserCreate is a request to create a user. Without a password the user cannot sign in on
 // the web until one is set (answerdesk user update --password-stdin); API tokens still work.
 type UserCreate struct {
-	Email          string   `json:"email"`
-	Password       string   `json:"password"`
-	Admin          bool     `json:"admin"`
-	AccountNumbers []string `json:"accounts"`
+	Email          string   `json:"email" jsonschema:"Sign-in name, unique (compared in lower case)."`
+	Password       string   `json:"password,omitempty" jsonschema:"Optional. Without one the user cannot sign in on the web until one is set with the CLI; API tokens work regardless."`
+	Admin          bool     `json:"admin,omitempty"`
+	AccountNumbers []string `json:"accounts,omitempty" jsonschema:"Account numbers the user is a member of. An unknown number is a 422 on accounts."`
 }
 
-// MinPasswordLength is the shortest password a user may set.
-const MinPasswordLength = 8
+// Lengths of a user's password, in bytes.
+const (
+	MinPasswordLength = 8
+	MaxPasswordLength = 256
+)
 
 // Validate checks the email and, when one is given, the password.
 func (u *UserCreate) Validate() error {
@@ -53,10 +57,10 @@ func (u *UserCreate) Validate() error {
 
 func validatePassword(v *ValidationErrors, p string) {
 	if len(p) < MinPasswordLength {
-		v.Add("password", "must be at least 8 characters")
+		v.Add("password", fmt.Sprintf("must be at least %d characters", MinPasswordLength))
 	}
-	if len(p) > 256 {
-		v.Add("password", "must be at most 256 characters")
+	if len(p) > MaxPasswordLength {
+		v.Add("password", fmt.Sprintf("must be at most %d characters", MaxPasswordLength))
 	}
 }
 

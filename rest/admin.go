@@ -65,29 +65,45 @@ func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request) {
 	s.writeOne(w, r, a, err)
 }
 
-// bodyField decodes {"<name>": "..."} and returns the value; a missing or empty one is a 422.
-func (s *Server) bodyField(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
+// The bodies of the additions to an account's lists: one required string each.
+type (
+	smsNumberBody struct {
+		Number answerdesk.Opt[string] `json:"number" jsonschema:"E.164 number such as +15550102001 (ten digits get +1). A number of another account is a 422."`
+	}
+	sendingDomainBody struct {
+		Domain answerdesk.Opt[string] `json:"domain" jsonschema:"Domain name; adding it marks it authenticated (the admin vouches for its SPF and DKIM)."`
+	}
+	blacklistBody struct {
+		Email answerdesk.Opt[string] `json:"email" jsonschema:"Address that may never be a To Do's from_email."`
+	}
+)
+
+func (b *smsNumberBody) value() answerdesk.Opt[string]     { return b.Number }
+func (b *sendingDomainBody) value() answerdesk.Opt[string] { return b.Domain }
+func (b *blacklistBody) value() answerdesk.Opt[string]     { return b.Email }
+
+// bodyField decodes body, one of the list bodies, and returns its property, name; a
+// missing or empty one is a 422.
+func (s *Server) bodyField(w http.ResponseWriter, r *http.Request, name string, body interface{ value() answerdesk.Opt[string] }) (string, bool) {
 	if err := caller(r).RequireAdmin(); err != nil {
 		s.Error(w, r, err)
 		return "", false
 	}
-	var in map[string]*string
-	if err := decodeBody(r, &in); err != nil {
+	if err := decodeBody(r, body); err != nil {
 		s.Error(w, r, err)
 		return "", false
 	}
-	v := in[name]
-	if v == nil || *v == "" {
-		var ve answerdesk.ValidationErrors
-		ve.Add(name, "is required")
-		s.Error(w, r, ve.Err())
-		return "", false
+	if v := body.value(); v.Value != "" {
+		return v.Value, true
 	}
-	return *v, true
+	var ve answerdesk.ValidationErrors
+	ve.Add(name, "is required")
+	s.Error(w, r, ve.Err())
+	return "", false
 }
 
 func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
-	if n, ok := s.bodyField(w, r, "number"); ok {
+	if n, ok := s.bodyField(w, r, "number", &smsNumberBody{}); ok {
 		a, err := s.Admin.AddSMSNumber(r.Context(), caller(r), chi.URLParam(r, "number"), n)
 		s.writeOne(w, r, a, err)
 	}
@@ -99,7 +115,7 @@ func (s *Server) removeSMSNumber(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addSendingDomain(w http.ResponseWriter, r *http.Request) {
-	if d, ok := s.bodyField(w, r, "domain"); ok {
+	if d, ok := s.bodyField(w, r, "domain", &sendingDomainBody{}); ok {
 		a, err := s.Admin.AddSendingDomain(r.Context(), caller(r), chi.URLParam(r, "number"), d)
 		s.writeOne(w, r, a, err)
 	}
@@ -111,7 +127,7 @@ func (s *Server) removeSendingDomain(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
-	if e, ok := s.bodyField(w, r, "email"); ok {
+	if e, ok := s.bodyField(w, r, "email", &blacklistBody{}); ok {
 		b, err := s.Admin.AddBlacklistedEmail(r.Context(), caller(r), chi.URLParam(r, "number"), e)
 		s.writeOne(w, r, b, err)
 	}

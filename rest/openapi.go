@@ -22,11 +22,13 @@ import (
 // The OpenAPI documents are assembled once, at start, from two parts:
 //
 //   - openapi/vN.json, the hand-written part: info, servers, tags, paths, parameters,
-//     responses, headers, and the schemas no Go type encodes (request wrappers);
-//   - the component schemas of the Go types the handlers encode (vNComponents), made by the
-//     reflection the MCP output schemas come from (internal/schema): properties, their JSON
-//     types, nullability, required-ness and the fields' descriptions (jsonschema tags). So a
-//     field added to a type is documented without editing JSON.
+//     responses, headers, and the schemas no Go type encodes (the administration bodies);
+//   - the component schemas of the Go types the handlers encode and of the request types
+//     the domain parses bodies into (vNComponents), made by the reflection the MCP output
+//     schemas come from (internal/schema): properties, their JSON types, nullability,
+//     required-ness and the fields' descriptions (jsonschema tags), with the domain's
+//     enumerations (vNEnums) and limits (v2Limits). So a field added to a type is
+//     documented without editing JSON.
 //
 // What a Go type cannot say (a format, an enumeration, a pattern, examples, a description
 // where the field has no jsonschema tag, the sandbox marker) is in openapi/vN.schemas.json,
@@ -101,6 +103,27 @@ var v2Components = []component{
 	{"UserList", reflect.TypeFor[schema.Page[answerdesk.UserDetail]]()},
 	{"UserResponse", reflect.TypeFor[schema.One[answerdesk.UserDetail]]()},
 	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
+	// The request bodies the domain parses.
+	{"MessageCreateRequest", reflect.TypeFor[messageCreateBody]()},
+	{"MessageCreate", reflect.TypeFor[answerdesk.MessageCreateRequest]()},
+	{"ToDoCreateRequest", reflect.TypeFor[answerdesk.ToDoCreateRequest]()},
+	{"ToDoUpdateRequest", reflect.TypeFor[answerdesk.ToDoUpdateRequest]()},
+	{"ScheduleInput", reflect.TypeFor[answerdesk.ScheduleRequest]()},
+	{"OnCallContactCreateRequest", reflect.TypeFor[answerdesk.OnCallContactCreateRequest]()},
+	{"DeliveryMethodInput", reflect.TypeFor[answerdesk.DeliveryMethodRequest]()},
+	{"AccountCreateRequest", reflect.TypeFor[answerdesk.AccountCreate]()},
+	{"AccountUpdateRequest", reflect.TypeFor[answerdesk.AccountUpdate]()},
+	{"SMSNumberRequest", reflect.TypeFor[smsNumberBody]()},
+	{"SendingDomainRequest", reflect.TypeFor[sendingDomainBody]()},
+	{"BlacklistRequest", reflect.TypeFor[blacklistBody]()},
+	{"UserCreateRequest", reflect.TypeFor[answerdesk.UserCreate]()},
+	{"UserUpdateRequest", reflect.TypeFor[answerdesk.UserUpdate]()},
+}
+
+// messageCreateBody is the body of POST /api/v2/messages, the message wrapped in an object
+// (createMessage unwraps it).
+type messageCreateBody struct {
+	Message answerdesk.MessageCreateRequest `json:"message"`
 }
 
 // v2Enums are the enumerations of v2Components' properties that the domain lists.
@@ -111,7 +134,53 @@ var v2Enums = map[string][]string{
 	"ToDo.delivery_type":       answerdesk.DeliveryTypes,
 	"ToDo.state":               answerdesk.ToDoStates,
 	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
+
+	"MessageCreate.origin":             answerdesk.Origins,
+	"MessageCreate.non_message_type":   answerdesk.NonMessageTypes,
+	"ToDoCreateRequest.delivery_type":  answerdesk.DeliveryTypes,
+	"ScheduleInput.rule":               {answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
+	"ScheduleInput.frequency":          {answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
+	"DeliveryMethodInput.type":         {answerdesk.DeliveryMethodExternalAPI},
+	"DeliveryMethodInput.payload_type": {answerdesk.PayloadJSON, answerdesk.PayloadForm},
 }
+
+// v2Limits are the keywords of v2Components' properties that state the domain's limits,
+// from the constants its parsers check with.
+var v2Limits = func() map[string]map[string]any {
+	toDo := map[string]int{"name": answerdesk.MaxToDoNameLength, "contact": answerdesk.MaxAddressLength,
+		"message_text": answerdesk.MaxEmailBodyLength, "instructions": answerdesk.MaxInstructionsLength,
+		"from": answerdesk.MaxPhoneLength, "from_email": answerdesk.MaxAddressLength,
+		"sender_name": answerdesk.MaxSenderNameLength, "subject": answerdesk.MaxSubjectLength}
+	limits := map[string]map[string]any{
+		"MessageCreate.content":                             {"maxLength": answerdesk.MaxContentLength},
+		"MessageCreate.account_number":                      {"maxLength": answerdesk.MaxAccountNumberLength},
+		"MessageCreate.answers":                             {"maxProperties": answerdesk.MaxAnswers},
+		"ToDoCreateRequest.account_number":                  {"maxLength": answerdesk.MaxAccountNumberLength},
+		"ScheduleInput.times":                               {"maxItems": answerdesk.MaxScheduleTimes},
+		"ScheduleInput.interval":                            {"minimum": 1, "maximum": answerdesk.MaxScheduleInterval},
+		"ScheduleInput.count":                               {"minimum": 1, "maximum": answerdesk.MaxScheduleCount},
+		"ScheduleInput.skip_dates":                          {"maxItems": answerdesk.MaxSkipDates},
+		"OnCallContactCreateRequest.name":                   {"maxLength": answerdesk.MaxContactNameLength},
+		"OnCallContactCreateRequest.escalation_level":       {"minimum": 1, "maximum": answerdesk.MaxEscalationLevel, "default": 1},
+		"OnCallContactCreateRequest.escalate_after_minutes": {"minimum": 1, "maximum": answerdesk.MaxEscalateAfterMinutes, "default": answerdesk.DefaultEscalateAfterMinutes},
+		"OnCallContactCreateRequest.delivery_methods":       {"minItems": 1, "maxItems": answerdesk.MaxDeliveryMethodsPerContact},
+		"DeliveryMethodInput.url":                           {"maxLength": answerdesk.MaxURLLength},
+		"DeliveryMethodInput.data":                          {"minItems": 1, "maxItems": answerdesk.MaxPayloadFields},
+		"AccountCreateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
+		"AccountUpdateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
+		"UserCreateRequest.password":                        {"minLength": answerdesk.MinPasswordLength, "maxLength": answerdesk.MaxPasswordLength},
+		"DeliveryMethodInput.headers": {"maxProperties": answerdesk.MaxHeaders, "propertyNames": map[string]any{"maxLength": answerdesk.MaxHeaderNameLength},
+			"additionalProperties": map[string]any{"maxLength": answerdesk.MaxHeaderValueLength}},
+	}
+	for _, name := range answerdesk.MessageStringFields() {
+		limits["MessageCreate."+name] = map[string]any{"maxLength": answerdesk.MaxStringLength}
+	}
+	for name, max := range toDo {
+		limits["ToDoCreateRequest."+name] = map[string]any{"maxLength": max}
+		limits["ToDoUpdateRequest."+name] = map[string]any{"maxLength": max}
+	}
+	return limits
+}()
 
 // v1Ops are the declarations of v1Operations.
 func v1Ops() []operation {
@@ -153,15 +222,15 @@ var (
 )
 
 func init() {
-	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, v1Ops(), "", true)
+	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, nil, v1Ops(), "")
 	openAPIV1ETag = etagOf(openAPIV1)
-	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Ops(), "/api/v2", false)
+	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Limits, v2Ops(), "/api/v2")
 }
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
 // error that every test of the package reports.
-func mustDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) []byte {
-	doc, err := buildDocument(base, extras, comps, enums, ops, prefix, declaresQuery)
+func mustDocument(base, extras []byte, comps []component, enums map[string][]string, limits map[string]map[string]any, ops []operation, prefix string) []byte {
+	doc, err := buildDocument(base, extras, comps, enums, limits, ops, prefix)
 	if err != nil {
 		panic(err)
 	}
@@ -173,23 +242,34 @@ func mustDocument(base, extras []byte, comps []component, enums map[string][]str
 var topKeys = []string{"openapi", "info", "jsonSchemaDialect", "servers", "security", "tags", "externalDocs", "paths", "webhooks", "components"}
 
 // buildDocument assembles a document: base with the schemas of comps generated, their
-// enumerations set, and extras merged over them; with ops, the paths of those operations
-// from their declarations (operationPaths).
-func buildDocument(base, extras []byte, comps []component, enums map[string][]string, ops []operation, prefix string, declaresQuery bool) ([]byte, error) {
+// enumerations and limits set, and extras merged over them; with ops, the paths of those
+// operations from their declarations (operationPaths).
+func buildDocument(base, extras []byte, comps []component, enums map[string][]string, limits map[string]map[string]any, ops []operation, prefix string) ([]byte, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(base, &doc); err != nil {
 		return nil, fmt.Errorf("openapi base: %w", err)
 	}
+	var components map[string]json.RawMessage
+	if err := json.Unmarshal(doc["components"], &components); err != nil {
+		return nil, fmt.Errorf("openapi base components: %w", err)
+	}
 	if ops != nil {
-		paths, err := operationPaths(doc["paths"], ops, prefix, declaresQuery)
+		var params map[string]map[string]any
+		if raw := components["parameters"]; raw != nil {
+			if err := json.Unmarshal(raw, &params); err != nil {
+				return nil, fmt.Errorf("openapi base parameters: %w", err)
+			}
+		}
+		paths, err := operationPaths(doc["paths"], params, ops, prefix)
 		if err != nil {
 			return nil, err
 		}
 		doc["paths"] = paths
-	}
-	var components map[string]json.RawMessage
-	if err := json.Unmarshal(doc["components"], &components); err != nil {
-		return nil, fmt.Errorf("openapi base components: %w", err)
+		if declaresShared(ops) { // else the base's, in its order
+			if components["parameters"], err = json.Marshal(params); err != nil {
+				return nil, fmt.Errorf("openapi parameters: %w", err)
+			}
+		}
 	}
 	schemas := map[string]any{}
 	if raw := components["schemas"]; raw != nil {
@@ -205,6 +285,16 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 	for _, c := range comps {
 		refs[c.typ] = "#/components/schemas/" + c.name
 	}
+	rules := map[string]map[string]any{} // "Schema.property" → keywords
+	for at, values := range enums {
+		rules[at] = map[string]any{"enum": values}
+	}
+	for at, keywords := range limits {
+		if rules[at] == nil {
+			rules[at] = map[string]any{}
+		}
+		rules[at] = mergeSchema(rules[at], keywords)
+	}
 	for _, c := range comps {
 		if _, dup := schemas[c.name]; dup {
 			return nil, fmt.Errorf("openapi: schema %s is both generated and written in the base", c.name)
@@ -213,24 +303,8 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 		if err != nil {
 			return nil, err
 		}
-		for at, values := range enums {
-			name, prop, _ := strings.Cut(at, ".")
-			props, _ := s["properties"].(map[string]any)
-			p, ok := props[prop].(map[string]any)
-			if name != c.name {
-				continue
-			}
-			if !ok {
-				return nil, fmt.Errorf("openapi: enumeration of %s, which %v does not have", at, c.typ)
-			}
-			enum := make([]any, 0, len(values)+1)
-			for _, v := range values {
-				enum = append(enum, v)
-			}
-			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
-				enum = append(enum, nil) // a nullable property's null is one of its values
-			}
-			p["enum"] = enum
+		if err := setRules(c, s, rules); err != nil {
+			return nil, err
 		}
 		schemas[c.name] = mergeSchema(s, extra[c.name])
 		delete(extra, c.name)
@@ -272,6 +346,41 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 	return b.Bytes(), nil
 }
 
+// setRules merges into s, the schema of component c, the keywords rules gives its
+// properties ("Schema.property"): the domain's enumerations and limits. A nullable
+// property's enumeration includes null.
+func setRules(c component, s map[string]any, rules map[string]map[string]any) error {
+	props, _ := s["properties"].(map[string]any)
+	for at, keywords := range rules {
+		name, prop, _ := strings.Cut(at, ".")
+		if name != c.name {
+			continue
+		}
+		p, ok := props[prop].(map[string]any)
+		if !ok {
+			return fmt.Errorf("openapi: enumeration or limits of %s, which %v does not have", at, c.typ)
+		}
+		var kw map[string]any // a copy as JSON values: the extras are merged into it next
+		if raw, err := json.Marshal(keywords); err != nil || json.Unmarshal(raw, &kw) != nil {
+			return fmt.Errorf("openapi: rules of %s: %v", at, keywords)
+		}
+		if enum, ok := kw["enum"].([]any); ok {
+			if ts, _ := p["type"].([]any); slices.Contains(ts, any("null")) {
+				kw["enum"] = append(enum, nil) // a nullable property's null is one of its values
+			}
+		}
+		props[prop] = mergeSchema(p, kw)
+	}
+	return nil
+}
+
+// declaresShared reports whether an operation of ops takes a shared query parameter.
+func declaresShared(ops []operation) bool {
+	return slices.ContainsFunc(ops, func(op operation) bool {
+		return slices.ContainsFunc(op.query, func(q queryParam) bool { return q.shared != "" })
+	})
+}
+
 // componentSchema is the schema of t as a generic JSON value, the other components referred
 // to by $ref. Lists are never null in the API's bodies; nullable types are written
 // ["T", "null"].
@@ -284,6 +393,7 @@ func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]a
 	schema.NonNullItems(s)
 	schema.OmittedNotNull(t, s)
 	schema.Int64Format(t, s)
+	schema.OptionalNull(t, s) // after NonNullArrays: a request may give null for a list
 	schema.NullLast(s)
 	// A response may gain properties within a version; the documents have always let clients
 	// expect that, so the generated "no other properties" is not published.

@@ -21,15 +21,16 @@ func TestOpenAPISchemaExtrasAreExtra(t *testing.T) {
 		base, extras []byte
 		comps        []component
 		enums        map[string][]string
+		limits       map[string]map[string]any
 	}{
-		{"v1", openAPIV1Base, openAPIV1Extras, v1Components, v1Enums},
-		{"v2", openAPIV2Base, openAPIV2Extras, v2Components, v2Enums},
+		{"v1", openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, nil},
+		{"v2", openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Limits},
 	} {
-		t.Run(d.name, func(t *testing.T) { checkExtras(t, d.base, d.extras, d.comps, d.enums) })
+		t.Run(d.name, func(t *testing.T) { checkExtras(t, d.base, d.extras, d.comps, d.enums, d.limits) })
 	}
 }
 
-func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums map[string][]string) {
+func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums map[string][]string, limits map[string]map[string]any) {
 	var extras map[string]map[string]any
 	if err := json.Unmarshal(extrasJSON, &extras); err != nil {
 		t.Fatal(err)
@@ -60,9 +61,16 @@ func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums
 			if !isField {
 				continue // a property no field encodes (sandbox)
 			}
-			for _, k := range []string{"type", "$ref", "items"} {
+			for _, k := range []string{"type", "$ref"} {
 				if _, ok := p[k]; ok {
 					t.Errorf("%s.%s: extras set %s, which %s says", name, prop, k, typ)
+				}
+			}
+			// The items' type is the field's; a pattern or format of the items is not.
+			items, _ := p["items"].(map[string]any)
+			for _, k := range []string{"type", "$ref"} {
+				if _, ok := items[k]; ok {
+					t.Errorf("%s.%s: extras set items.%s, which %s says", name, prop, k, typ)
 				}
 			}
 			if p["format"] == "int64" {
@@ -73,6 +81,11 @@ func checkExtras(t *testing.T, base, extrasJSON []byte, comps []component, enums
 			}
 			if _, ok := p["enum"]; ok && enums[name+"."+prop] != nil {
 				t.Errorf("%s.%s: enumerated twice: in the extras and in v1Enums", name, prop)
+			}
+			for k, v := range limits[name+"."+prop] {
+				if _, ok := p[k]; ok && reflect.TypeOf(v).Kind() != reflect.Map {
+					t.Errorf("%s.%s: %s set twice: in the extras and in v2Limits", name, prop, k)
+				}
 			}
 		}
 	}

@@ -160,9 +160,8 @@ func oaQueryParam(t *testing.T, doc map[string]any, path, name string) map[strin
 // oaJSONFields returns the JSON property names a struct type encodes, with their fields.
 func oaJSONFields(typ reflect.Type) map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() {
+	for _, f := range reflect.VisibleFields(typ) { // an embedded struct's fields are the type's
+		if !f.IsExported() || f.Anonymous {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

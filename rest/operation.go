@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ type queryParam struct {
 	name     string
 	required bool
 	schema   map[string]any // JSON Schema of the value, from the constants the handler checks with
+	// shared names the parameter component (components/parameters) the base refers to
+	// when several operations take the parameter with the same prose; "" when the base
+	// writes it in the operation.
+	shared string
 }
 
 // queryNames are the names of op's query parameters.
@@ -45,17 +50,16 @@ func (op operation) queryNames() []string {
 // declared operation's operationId, summary, query parameter schemas, success body schemas
 // and error responses set from its declaration. A base operation no declaration names, or a
 // response or query parameter the base writes that the declaration does not, is an error:
-// the document describes what is served and nothing else.
-//
-// With declaresQuery false (the customer API, some of whose query parameters are still
-// written in its base document), a base query parameter no declaration names is kept.
-// The document's paths are prefix + the operations' (routed) paths.
-func operationPaths(base json.RawMessage, ops []operation, prefix string, declaresQuery bool) (json.RawMessage, error) {
+// the document describes what is served and nothing else. The schemas of the shared query
+// parameters the operations refer to are set in shared (the base's
+// components/parameters). The document's paths are prefix + the operations' (routed)
+// paths.
+func operationPaths(base json.RawMessage, shared map[string]map[string]any, ops []operation, prefix string) (json.RawMessage, error) {
 	var paths map[string]map[string]any
 	if err := json.Unmarshal(base, &paths); err != nil {
 		return nil, fmt.Errorf("openapi paths: %w", err)
 	}
-	declared := map[string]bool{}
+	declared, done := map[string]bool{}, map[string]bool{}
 	for _, op := range ops {
 		at := op.method + " " + prefix + op.path
 		declared[at] = true
@@ -65,7 +69,7 @@ func operationPaths(base json.RawMessage, ops []operation, prefix string, declar
 			return nil, fmt.Errorf("openapi: %s has no prose in the base document", at)
 		}
 		o["operationId"], o["summary"] = op.id, op.summary
-		if err := setQueryParams(o, op, at, declaresQuery); err != nil {
+		if err := setQueryParams(o, shared, done, op, at); err != nil {
 			return nil, err
 		}
 		responses, _ := o["responses"].(map[string]any)
@@ -116,32 +120,45 @@ func operationPaths(base json.RawMessage, ops []operation, prefix string, declar
 // openAPIMethodKeys are the operation keys of an OpenAPI path item.
 var openAPIMethodKeys = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
-// setQueryParams sets the schemas of o's query parameters from op's, keeping the base's
-// description and examples. With strict, a base query parameter op does not declare is an
-// error.
-func setQueryParams(o map[string]any, op operation, at string, strict bool) error {
+// setQueryParams sets the schemas of o's query parameters (and of the shared ones it
+// refers to) from op's, keeping the base's description and examples. A base query parameter
+// op does not declare is an error, and so is a shared one declared with another schema
+// than an operation before (done lists the shared ones set).
+func setQueryParams(o map[string]any, shared map[string]map[string]any, done map[string]bool, op operation, at string) error {
 	params, _ := o["parameters"].([]any)
 	seen := map[string]bool{}
 	for _, p := range params {
 		pm, _ := p.(map[string]any)
+		ref, _ := pm["$ref"].(string)
+		sharedName, isShared := strings.CutPrefix(ref, "#/components/parameters/")
+		if isShared {
+			pm = shared[sharedName]
+		}
 		if pm["in"] != "query" {
 			continue
 		}
 		name, _ := pm["name"].(string)
 		i := slices.IndexFunc(op.query, func(q queryParam) bool { return q.name == name })
-		if i < 0 && !strict {
-			continue
-		}
 		if i < 0 {
 			return fmt.Errorf("openapi: %s: the base documents query parameter %s, which the declaration does not", at, name)
 		}
 		seen[name] = true
 		q := op.query[i]
+		if isShared != (q.shared != "") || q.shared != sharedName {
+			return fmt.Errorf("openapi: %s: query parameter %s is declared shared as %q, the base refers to %q", at, name, q.shared, sharedName)
+		}
 		schema := maps.Clone(q.schema)
-		if base, _ := pm["schema"].(map[string]any); base["examples"] != nil {
+		base, _ := pm["schema"].(map[string]any)
+		if base["examples"] != nil {
 			schema["examples"] = base["examples"]
 		}
+		if isShared && done[sharedName] && !reflect.DeepEqual(base, schema) {
+			return fmt.Errorf("openapi: %s: shared query parameter %s is declared with two schemas", at, name)
+		}
 		pm["schema"], pm["required"] = schema, q.required
+		if isShared {
+			done[sharedName] = true
+		}
 	}
 	for _, q := range op.query {
 		if !seen[q.name] {

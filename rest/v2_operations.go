@@ -40,11 +40,13 @@ func v2Errors(statuses ...int) map[int]string {
 
 // v2Operations are the operations of the customer API v2: the router serves them
 // (v2Routes) and /api/v2/openapi.json describes them (the prose is openapi/v2.json's).
-// The query parameters declared here are those whose schema is a rule's constants (page
-// sizes, enumerations); the others are still written in the base document.
+// Every query parameter is declared here with its schema (from the rule's constants where
+// there is one); the base holds its prose.
 var v2Operations = []serverOperation{
 	{operation: operation{method: http.MethodGet, path: "/messages", id: "listMessages", summary: "List messages",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize), enumParam("status", answerdesk.Statuses)},
+		query: append([]queryParam{{name: "origin", schema: map[string]any{"type": "string"}}, enumParam("status", answerdesk.Statuses),
+			dateParam("start_date", "StartDate"), dateParam("end_date", "EndDate"), {name: "read", schema: map[string]any{"type": "boolean"}}},
+			paging(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize)...),
 		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listMessages }},
 	{operation: operation{method: http.MethodPost, path: "/messages", id: "createMessage", summary: "Create a message",
@@ -70,14 +72,17 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(false) }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings", id: "listCallRecordings", summary: "List call recordings",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)},
+		query: append([]queryParam{{name: "account_id", schema: map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
+			{name: "skill_name", schema: map[string]any{"type": "string", "maxLength": answerdesk.MaxStringLength}},
+			dateParam("from_date", "FromDate"), dateParam("to_date", "ToDate"), {name: "sample", schema: map[string]any{"type": "boolean", "default": false}}},
+			paging(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)...),
 		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listCallRecordings }},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings/{id}", id: "getCallRecording", summary: "Get a call recording",
 		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getCallRecording }},
 	{operation: operation{method: http.MethodGet, path: "/to-dos", id: "listToDos", summary: "List To Dos",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)},
+		query:  append(paging(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)),
 		bodies: map[int]string{http.StatusOK: "ToDoList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDos }},
 	{operation: operation{method: http.MethodPost, path: "/to-dos", id: "createToDo", summary: "Create a To Do",
@@ -99,11 +104,11 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoResume) }},
 	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}/deliveries", id: "listToDoDeliveries", summary: "List a To Do's deliveries",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)},
+		query:  paging(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize),
 		bodies: map[int]string{http.StatusOK: "ToDoDeliveryList"}, errors: v2Errors(401, 404, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDoDeliveries }},
 	{operation: operation{method: http.MethodGet, path: "/on-call-contacts", id: "listOnCallContacts", summary: "List on-call contacts",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize)},
+		query:  paging(answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize),
 		bodies: map[int]string{http.StatusOK: "OnCallContactList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listOnCallContacts }},
 	{operation: operation{method: http.MethodPost, path: "/on-call-contacts", id: "createOnCallContact", summary: "Create an on-call contact",
@@ -113,7 +118,8 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: v2Errors(401, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.deleteOnCallContact }},
 	{operation: operation{method: http.MethodGet, path: "/dispatch-deliveries", id: "listDispatchDeliveries", summary: "List dispatch deliveries",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultDeliveryPageSize, answerdesk.MaxDeliveryPageSize), enumParam("status", answerdesk.DispatchStatuses)},
+		query: append([]queryParam{{name: "message_id", schema: map[string]any{"type": "integer", "format": "int64", "minimum": 1}}, enumParam("status", answerdesk.DispatchStatuses)},
+			paging(answerdesk.DefaultDeliveryPageSize, answerdesk.MaxDeliveryPageSize)...),
 		bodies: map[int]string{http.StatusOK: "DispatchDeliveryList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listDispatchDeliveries }},
 	{operation: operation{method: http.MethodPost, path: "/dispatch-deliveries/{id}/replay", id: "replayDispatchDelivery", summary: "Replay a dispatch delivery",
@@ -123,7 +129,7 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "MeResponse"}, errors: v2Errors(401, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMe }},
 	{operation: operation{method: http.MethodGet, path: "/accounts", id: "listAccounts", summary: "List accounts",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize)},
+		query:  paging(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize),
 		bodies: map[int]string{http.StatusOK: "AccountList"}, errors: v2Errors(401, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listAccounts }},
 	{operation: operation{method: http.MethodPost, path: "/accounts", id: "createAccount", summary: "Create an account",
@@ -154,7 +160,7 @@ var v2Operations = []serverOperation{
 		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeBlacklistedEmail }},
 	{operation: operation{method: http.MethodGet, path: "/users", id: "listUsers", summary: "List users",
-		query:  []queryParam{pageSizeParam(answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize)},
+		query:  paging(answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize),
 		bodies: map[int]string{http.StatusOK: "UserList"}, errors: v2Errors(401, 403, 405, 422, 500)},
 		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listUsers }},
 	{operation: operation{method: http.MethodPost, path: "/users", id: "createUser", summary: "Create a user",
@@ -171,9 +177,19 @@ var v2Operations = []serverOperation{
 		authenticated: false, handle: func(*Server) http.HandlerFunc { return serveOpenAPIV2 }},
 }
 
-// pageSizeParam is the page_size parameter of a list of def items per page, at most max.
-func pageSizeParam(def, max int) queryParam {
-	return queryParam{name: "page_size", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": max, "default": def}}
+// paging are the page and page_size parameters of a list of def items per page, at most
+// max (answerdesk.CheckPaging's rule).
+func paging(def, max int) []queryParam {
+	return []queryParam{
+		{name: "page", shared: "Page", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxPage, "default": 1}},
+		{name: "page_size", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": max, "default": def}},
+	}
+}
+
+// dateParam is an MM-DD-YYYY date filter (answerdesk.ParseDate's), whose prose is the
+// shared parameter of the base.
+func dateParam(name, shared string) queryParam {
+	return queryParam{name: name, shared: shared, schema: map[string]any{"type": "string", "pattern": answerdesk.DatePattern}}
 }
 
 // enumParam is a filter parameter taking one of values.

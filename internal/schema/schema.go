@@ -20,6 +20,10 @@ var selfEncoded = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[answerdesk.Time](): {Type: "string", Format: "date-time",
 		Description: "ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T09:15:02.123Z."},
 	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
+	// A request's list of values each of which its rule decodes (a schedule's days).
+	reflect.TypeFor[[]json.RawMessage](): {Type: "array"},
+	// A request's number, kept as given to be checked as an integer by its rule.
+	reflect.TypeFor[json.Number](): {Type: "integer", Format: "int64"},
 	reflect.TypeFor[answerdesk.PageMeta](): {
 		Type: "object", Description: "Where this page is in the whole list.",
 		Properties: map[string]*jsonschema.Schema{
@@ -35,6 +39,9 @@ var selfEncoded = map[reflect.Type]*jsonschema.Schema{
 
 // Of returns the schema of t. Types named in refs are not inlined but referred to by the
 // $ref given (an OpenAPI component); a nullable reference is {"anyOf": [ref, null]}.
+//
+// A request body's answerdesk.Opt[T] property has the schema of T. It is required unless
+// its json tag says omitzero (see OptionalNull).
 func Of(t reflect.Type, refs map[reflect.Type]string) (*jsonschema.Schema, error) {
 	types := make(map[reflect.Type]*jsonschema.Schema, len(selfEncoded)+len(refs))
 	for rt, s := range selfEncoded {
@@ -44,6 +51,9 @@ func Of(t reflect.Type, refs map[reflect.Type]string) (*jsonschema.Schema, error
 		if rt != t {
 			types[rt] = &jsonschema.Schema{Ref: ref}
 		}
+	}
+	if err := optSchemas(t, types, refs); err != nil {
+		return nil, err
 	}
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: types})
 	if err != nil {
@@ -56,6 +66,74 @@ func Of(t reflect.Type, refs map[reflect.Type]string) (*jsonschema.Schema, error
 		}
 	})
 	return s, nil
+}
+
+// optValue returns T of an answerdesk.Opt[T] type t.
+func optValue(t reflect.Type) (reflect.Type, bool) {
+	if t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[answerdesk.Opt[int]]().PkgPath() || !strings.HasPrefix(t.Name(), "Opt[") {
+		return nil, false
+	}
+	f, _ := t.FieldByName("Value")
+	return f.Type, true
+}
+
+// optSchemas adds to types the schema of each Opt[T] type under t (t's fields, their
+// elements and their fields): T's, made by Of.
+func optSchemas(t reflect.Type, types map[reflect.Type]*jsonschema.Schema, refs map[reflect.Type]string) error {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return optSchemas(t.Elem(), types, refs)
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	if _, done := types[t]; done {
+		return nil
+	}
+	if v, ok := optValue(t); ok {
+		if err := optSchemas(v, types, refs); err != nil {
+			return err
+		}
+		s, ok := types[v]
+		if !ok {
+			var err error
+			if s, err = Of(v, refs); err != nil {
+				return err
+			}
+			OptionalNull(v, s)
+		}
+		types[t] = s
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if err := optSchemas(f.Type, types, refs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OptionalNull lets the optional Opt properties of s, t's schema, be null: a request takes
+// null as leaving the property out, unless the field is tagged null:"refused".
+func OptionalNull(t reflect.Type, s *jsonschema.Schema) {
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := s.Properties[name]
+		if _, isOpt := optValue(f.Type); !isOpt || p == nil || !slices.Contains(strings.Split(opts, ","), "omitzero") {
+			continue
+		}
+		if f.Tag.Get("null") != "refused" {
+			switch {
+			case p.Ref != "":
+				*p = jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Ref: p.Ref}, {Type: "null"}}, Description: p.Description}
+			case p.Type != "":
+				p.Types, p.Type = []string{p.Type, "null"}, ""
+			}
+		}
+	}
 }
 
 // For is Of for type T, every type inlined.

@@ -56,3 +56,37 @@ func TestOf(t *testing.T) {
 		t.Errorf("required %v, want every property but the omitempty one", s.Required)
 	}
 }
+
+type request struct {
+	Name   answerdesk.Opt[string]                  `json:"name" jsonschema:"Required."`
+	Note   answerdesk.Opt[string]                  `json:"note,omitzero"`
+	Inner  answerdesk.Opt[inner]                   `json:"inner,omitzero" null:"refused"`
+	Items  answerdesk.Opt[[]answerdesk.Opt[inner]] `json:"items,omitzero"`
+	Number answerdesk.Opt[json.Number]             `json:"number,omitzero"`
+}
+
+// TestOfRequest: an Opt property has its value's schema; it is required unless omitzero,
+// and an optional one may be null unless tagged null:"refused".
+func TestOfRequest(t *testing.T) {
+	typ := reflect.TypeFor[request]()
+	s, err := schema.Of(typ, map[reflect.Type]string{reflect.TypeFor[inner](): "#/components/schemas/Inner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema.NonNullArrays(s) // as rest's components are made
+	schema.NonNullItems(s)
+	schema.OptionalNull(typ, s)
+	schema.NullLast(s)
+	got, _ := json.Marshal(s.Properties)
+	want := `{"inner":{"$ref":"#/components/schemas/Inner"},` +
+		`"items":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Inner"}},` +
+		`"name":{"type":"string","description":"Required."},` +
+		`"note":{"type":["string","null"]},` +
+		`"number":{"type":["integer","null"],"format":"int64"}}`
+	if string(got) != want {
+		t.Errorf("properties\n got %s\nwant %s", got, want)
+	}
+	if len(s.Required) != 1 || s.Required[0] != "name" {
+		t.Errorf("required %v, want [name]", s.Required)
+	}
+}

@@ -1,0 +1,218 @@
+package answerdesk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// Request bodies are decoded into structs of Opt fields (one struct per body: the
+// ...Request types) by decodeRequest, the one decoding every parser shares, and then
+// validated field by field so that a request reports every bad field at once. The rules of
+// every body are the same: a property is matched by its exact name, an unknown one is
+// ignored, null is the same as leaving the property out, and a value of the wrong JSON type
+// is an error on that property, not on the body. The structs are also what the API
+// reference's request schemas are generated from (rest/openapi.go).
+
+// Opt is a property of a request body as the client gave it.
+type Opt[T any] struct {
+	Value T
+	// Set: the property was given, not null, and a T.
+	Set bool
+	// Named: the property was in the body, null or of the wrong type included (an update
+	// tells "clear it" from "leave it").
+	Named bool
+	// Wrong is, when the property was given as another JSON type, that type as
+	// encoding/json names it ("number", "string", "number 1.5", "object", ...).
+	Wrong string
+}
+
+// UnmarshalJSON records the property. It never fails, so the decoding of the body goes on
+// to the next property. A struct T is decoded as a request body itself (decodeRequest).
+func (o *Opt[T]) UnmarshalJSON(b []byte) error {
+	*o = Opt[T]{Named: true}
+	if string(b) == "null" {
+		return nil
+	}
+	if reflect.TypeFor[T]().Kind() == reflect.Struct {
+		if _, ok := decodeRequest(b, &o.Value); !ok {
+			o.Wrong = jsonKind(b, nil)
+			return nil
+		}
+	} else if err := json.Unmarshal(b, &o.Value); err != nil {
+		// Value keeps what was decoded before the error, as a map or struct decoding would.
+		o.Wrong = jsonKind(b, err)
+		return nil
+	}
+	o.Set = true
+	return nil
+}
+
+// Has reports whether the property was given a value (of the right type or not): named and
+// not null.
+func (o Opt[T]) Has() bool { return o.Set || o.Wrong != "" }
+
+// jsonKind names the JSON type of b as encoding/json's type errors do: err's own words
+// when it is one.
+func jsonKind(b []byte, err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return typeErr.Value
+	}
+	switch s := strings.TrimSpace(string(b)); {
+	case s == "":
+		return "nothing"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	case s[0] == '"':
+		return "string"
+	case s == "true" || s == "false":
+		return "bool"
+	default:
+		return "number"
+	}
+}
+
+// decodeRequest decodes body, which must be one JSON object, into the struct in points to:
+// each field (those of embedded structs included) takes the member of its exact json name.
+// ok reports whether body was a JSON object; wrong lists the properties given a value of
+// the wrong type, in field order (FieldError.Message is the type given). An Opt field
+// records its own (a parser may say more than "wrong type"); another field's decoding fails.
+func decodeRequest(body []byte, in any) (wrong []FieldError, ok bool) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil || raw == nil {
+		return nil, false
+	}
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		b, given := raw[name]
+		if f.Anonymous || name == "" || name == "-" || !given {
+			continue
+		}
+		fv := v.FieldByIndex(f.Index)
+		if err := json.Unmarshal(b, fv.Addr().Interface()); err != nil {
+			wrong = append(wrong, FieldError{Field: name, Message: jsonKind(b, err)})
+		} else if w := optWrong(fv); w != "" {
+			wrong = append(wrong, FieldError{Field: name, Message: w})
+		}
+	}
+	return wrong, true
+}
+
+// optWrong is the Wrong of an Opt value, "" for anything else.
+func optWrong(v reflect.Value) string {
+	if v.Kind() != reflect.Struct {
+		return ""
+	}
+	if _, isOpt := v.Type().FieldByName("Named"); !isOpt {
+		return ""
+	}
+	return v.FieldByName("Wrong").String()
+}
+
+// DecodeJSONObject decodes a request body that must be one JSON object into v, a struct,
+// as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
+// it; anything that is not a JSON object is EPROCESSING.
+func DecodeJSONObject(body []byte, v any) error {
+	wrong, ok := decodeRequest(body, v)
+	if !ok {
+		return errNotObject
+	}
+	return wrongTypeErr(wrong)
+}
+
+// wrongTypeErr is the error of the properties given a value of the wrong type, nil when
+// there are none.
+func wrongTypeErr(wrong []FieldError) error {
+	var v ValidationErrors
+	for _, f := range wrong {
+		v.Add(f.Field, "has the wrong type ("+f.Message+"): see the example in the API reference")
+	}
+	return v.Err()
+}
+
+// wrongTypes lists the properties of a decoded request (in points to) that were given a
+// value of the wrong type, as decodeRequest does.
+func wrongTypes(in any) []FieldError {
+	var out []FieldError
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if w := optWrong(v.FieldByIndex(f.Index)); !f.Anonymous && w != "" {
+			out = append(out, FieldError{Field: name, Message: w})
+		}
+	}
+	return out
+}
+
+// text returns the string of o, or false when it is not usable: not given, given as
+// another type, or longer than max characters (the last two recorded on name).
+func (v *ValidationErrors) text(name string, o Opt[string], max int) (string, bool) {
+	switch {
+	case o.Wrong != "":
+		v.Add(name, "must be a string")
+	case !o.Set:
+	case utf8.RuneCountInString(o.Value) > max:
+		v.Add(name, fmt.Sprintf("must be at most %d characters", max))
+	default:
+		return o.Value, true
+	}
+	return "", false
+}
+
+// boolean returns the value of o, false when not given; a value of another type is
+// recorded on name.
+func (v *ValidationErrors) boolean(name string, o Opt[bool]) bool {
+	if o.Wrong != "" {
+		v.Add(name, "must be a boolean")
+	}
+	return o.Value
+}
+
+// integer returns the value of o when it is an integer from min to max; otherwise, when
+// given, it records msg on name.
+func (v *ValidationErrors) integer(name string, o Opt[json.Number], min, max int64, msg string) (int64, bool) {
+	if !o.Set && o.Wrong == "" {
+		return 0, false
+	}
+	i, err := o.Value.Int64()
+	if o.Wrong != "" || err != nil || i < min || i > max {
+		v.Add(name, msg)
+		return 0, false
+	}
+	return i, true
+}
+
+// fieldNames are the json names of the fields of struct type t, in order.
+func fieldNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return names
+}
+
+// given is s as a property given in a body; nil is a property left out.
+func given(s *string) Opt[string] {
+	if s == nil {
+		return Opt[string]{}
+	}
+	return Opt[string]{Value: *s, Set: true, Named: true}
+}
+
+// overlay sets each Opt field of the struct dst points to (those of embedded structs
+// included) that the same struct src points to names: an update applied to what it changes.
+func overlay[T any](dst, src *T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for _, f := range reflect.VisibleFields(s.Type()) {
+		if named := s.FieldByIndex(f.Index).FieldByName("Named"); named.IsValid() && named.Bool() {
+			d.FieldByIndex(f.Index).Set(s.FieldByIndex(f.Index))
+		}
+	}
+}
