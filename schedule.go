@@ -251,7 +251,8 @@ func (p *Plan) bound(count *int, skipDates []string) {
 	}
 	// The last of the first count occurrences from the start bounds the plan; the rules
 	// may end (until) before count is reached.
-	if n := 0; *count > 0 {
+	n := 0
+	if *count > 0 {
 		for at := range p.merged(p.start) {
 			p.last = at
 			if n++; n == *count {

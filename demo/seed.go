@@ -108,8 +108,8 @@ func demoCredentials() *Credentials {
 	return &Credentials{Token: Token(r), AdminToken: Token(r), Password: Password}
 }
 
-// Seed loads the demo data of CONTRACT §6 unless account 1001 already exists (then it only
-// returns the Credentials). Deterministic: same seed, same data (ids, contents; times are
+// Seed loads the demo data of CONTRACT §6 unless account 1001 already exists (then it adds
+// only what the services write, each part once, and returns the Credentials). Deterministic: same seed, same data (ids, contents; times are
 // relative to opts.Now).
 //
 // Users and tokens are made first (each found again if present, so a seed interrupted
@@ -313,6 +313,7 @@ func SeedMessages(ctx context.Context, db *store.DB, accountNumber string, n int
 	return db.AfterBulkLoad(ctx)
 }
 
+// gen generates demo data from one random source, in a fixed order of draws.
 type gen struct {
 	r       *rand.Rand
 	callID  int64
@@ -747,15 +748,14 @@ func (g *gen) insertRecordings(ctx context.Context, b *store.Bulk, msgs []*seedM
 	slices.SortStableFunc(recs, func(x, y *seedRecording) int { return cmp.Compare(x.start, y.start) })
 
 	for _, rec := range recs {
-		r := rec.callRecording()
-		if err := b.InsertCallRecording(ctx, r); err != nil {
-			return err
+		var audio func(int64) *answerdesk.Audio
+		if rec.audio {
+			created := time.UnixMilli(rec.end + rec.wrap*1000)
+			audio = func(id int64) *answerdesk.Audio {
+				return &answerdesk.Audio{ContentType: "audio/wav", Data: WAV(id), ModTime: created}
+			}
 		}
-		if !rec.audio {
-			continue
-		}
-		created := time.UnixMilli(rec.end + rec.wrap*1000)
-		if err := b.InsertAudio(ctx, r.ID, &answerdesk.Audio{ContentType: "audio/wav", Data: WAV(r.ID), ModTime: created}); err != nil {
+		if err := b.InsertCallRecording(ctx, rec.callRecording(), audio); err != nil {
 			return err
 		}
 	}

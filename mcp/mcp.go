@@ -547,7 +547,8 @@ func (a args) str(name string, maxLen int) (string, error) {
 }
 
 // text returns a string argument ("" when absent or null), trimmed, for a domain rule to
-// check (its length included); the request body's limit bounds it meanwhile.
+// check (its length included); the request body's limit (bytes, so never more characters)
+// bounds it meanwhile.
 func (a args) text(name string) (string, error) {
 	return a.str(name, maxBodyBytes)
 }

@@ -120,9 +120,10 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// The account's parts that several writers add (the admin API, the demo data, tests), each
-// added once: adding one again changes nothing. The values are normalised already.
+// The account's parts below are added by several writers (the admin API, the demo data,
+// tests); adding one again changes nothing, and the values are normalised already.
 
+// addSendingDomain records a sending domain of the account.
 func addSendingDomain(ctx context.Context, ex execer, accountID int64, domain string, created int64) error {
 	if _, err := ex.ExecContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		accountID, domain, created); err != nil {
@@ -131,6 +132,7 @@ func addSendingDomain(ctx context.Context, ex execer, accountID int64, domain st
 	return nil
 }
 
+// blacklistEmail forbids the address as a sending address of the account.
 func blacklistEmail(ctx context.Context, ex execer, accountID int64, email string, created int64) error {
 	if _, err := ex.ExecContext(ctx, `INSERT INTO email_blacklist (account_id, email, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
 		accountID, email, created); err != nil {
@@ -139,6 +141,7 @@ func blacklistEmail(ctx context.Context, ex execer, accountID int64, email strin
 	return nil
 }
 
+// addMembership makes the user a member of the account.
 func addMembership(ctx context.Context, ex execer, userID, accountID int64) error {
 	if _, err := ex.ExecContext(ctx, `INSERT INTO memberships (user_id, account_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, accountID); err != nil {
 		return fmt.Errorf("add membership: %w", err)

@@ -88,7 +88,12 @@ func (b *Bulk) AddPhoneNumber(ctx context.Context, accountID int64, number strin
 		return 0, fmt.Errorf("add phone number %s: %w", number, err)
 	}
 	var id int64
-	if err := b.tx.QueryRowContext(ctx, `SELECT id FROM phone_numbers WHERE number = ?`, number).Scan(&id); err != nil {
+	// Scoped to the account: a number another account holds is a conflict, not its id.
+	err := b.tx.QueryRowContext(ctx, `SELECT id FROM phone_numbers WHERE number = ? AND account_id = ?`, number, accountID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, answerdesk.Errorf(answerdesk.ECONFLICT, "phone number %s belongs to another account", number)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("add phone number %s: %w", number, err)
 	}
 	return id, nil
@@ -137,7 +142,7 @@ type MessageRow struct {
 	Read, IsEmergency       bool
 	CreatedAt, UpdatedAt    int64
 	DeliveredAt, AckedAt    *int64
-	Answers                 string // a JSON object
+	Answers                 string // a JSON object; "" is {}
 }
 
 const messageRowInsert = `INSERT INTO messages (uuid, account_id, agent_id, user_id, did_id, activities_count,
@@ -155,42 +160,52 @@ func (b *Bulk) InsertMessages(ctx context.Context, rows []*MessageRow) error {
 	}
 	defer stmt.Close()
 	for _, m := range rows {
+		answers := m.Answers
+		if answers == "" { // an empty column would be invalid JSON in every response holding the message
+			answers = "{}"
+		}
 		if _, err := stmt.ExecContext(ctx, m.UUID, m.AccountID, m.AgentID, m.UserID, m.DIDID, m.ActivitiesCount,
 			m.CallID, m.ChatSessionID, m.PhoneNumber, m.CallerID, m.FirstName, m.LastName, m.CompanyName,
 			m.Content, m.Status, m.IVR, m.Phone, m.Email, m.CallRefID, m.Note, m.Address, m.City, m.State, m.Zip, m.HowYouHeardAboutUs,
 			m.AltPhone, m.ReceiverName, m.NonMessageType, m.EmailSubject, m.Origin, m.Disposition, m.Read, m.IsEmergency,
-			m.CreatedAt, m.UpdatedAt, m.DeliveredAt, m.CreatedAt, m.AckedAt, m.Answers); err != nil {
+			m.CreatedAt, m.UpdatedAt, m.DeliveredAt, m.CreatedAt, m.AckedAt, answers); err != nil {
 			return fmt.Errorf("insert message: %w", err)
 		}
 	}
 	return nil
 }
 
-// InsertCallRecording stores a recording and its CDR as CreateCallRecording does, with
-// has_audio from r.HasAudio, and fills in r.ID.
-func (b *Bulk) InsertCallRecording(ctx context.Context, r *answerdesk.CallRecording) error {
-	return insertCallRecording(ctx, b.tx, r)
-}
-
-// InsertAudio stores the audio of a recording, made at audio.ModTime.
-func (b *Bulk) InsertAudio(ctx context.Context, recordingID int64, audio *answerdesk.Audio) error {
-	return insertAudio(ctx, b.tx, recordingID, audio.ContentType, audio.Data, audio.ModTime.UnixMilli())
+// InsertCallRecording stores a recording and its CDR as CreateCallRecording does, and fills
+// in r.ID. When audio is not nil the recording gets the audio it makes from the new id (a
+// generator's audio may depend on it), stored at its ModTime; has_audio follows audio, so
+// the two cannot disagree.
+func (b *Bulk) InsertCallRecording(ctx context.Context, r *answerdesk.CallRecording, audio func(id int64) *answerdesk.Audio) error {
+	r.HasAudio = audio != nil
+	if err := insertCallRecording(ctx, b.tx, r); err != nil {
+		return err
+	}
+	if audio == nil {
+		return nil
+	}
+	a := audio(r.ID)
+	return insertAudio(ctx, b.tx, r.ID, a.ContentType, a.Data, a.ModTime.UnixMilli())
 }
 
 // HasToDos reports whether any account has a To Do, so a generator adds its To Dos once.
 func (db *DB) HasToDos(ctx context.Context) (bool, error) {
-	return db.hasRows(ctx, `SELECT count(*) FROM to_dos`)
+	return db.hasRows(ctx, "to_dos")
 }
 
 // HasOnCallContacts reports whether any account has an on-call contact.
 func (db *DB) HasOnCallContacts(ctx context.Context) (bool, error) {
-	return db.hasRows(ctx, `SELECT count(*) FROM on_call_contacts`)
+	return db.hasRows(ctx, "on_call_contacts")
 }
 
-func (db *DB) hasRows(ctx context.Context, countQuery string) (bool, error) {
-	var n int
-	if err := db.rd.QueryRowContext(ctx, countQuery).Scan(&n); err != nil {
-		return false, fmt.Errorf("count rows: %w", err)
+// hasRows reports whether table (a name written in this package, never input) has a row.
+func (db *DB) hasRows(ctx context.Context, table string) (bool, error) {
+	var ok bool
+	if err := db.rd.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+`)`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look for rows in %s: %w", table, err)
 	}
-	return n > 0, nil
+	return ok, nil
 }
