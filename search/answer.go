@@ -1153,33 +1153,40 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	// the answer, before the best section's further units use up its length.
 	others := map[*docSection]bool{best.u.sec: true}
 	looked := map[*docSection]bool{}
-	for _, c := range cands[1:] {
-		if c.score < runnerUpShare*best.score || len(others) > maxRunnerUps {
-			break
+	runnersDone := false
+	// runnerUp reports whether c is the best unit of a near-tied section that joins the
+	// answer as its runner-up.
+	runnerUp := func(c scored) bool {
+		if runnersDone || c.score < runnerUpShare*best.score || len(others) > maxRunnerUps {
+			runnersDone = true
+			return false
 		}
 		if others[c.u.sec] {
-			continue
+			return false
 		}
 		looked[c.u.sec] = true
 		if len(looked) > maxRunnerUpLooks {
-			break
+			runnersDone = true
+			return false
 		}
 		// When the best unit holds the kind of fact asked (the values, the amount), a unit
 		// that does not is beside the point; the next one that does may join.
 		if has(best.u) && !has(c.u) {
-			continue
+			return false
 		}
 		others[c.u.sec] = true
-		if c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen &&
-			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) }) {
-			chosen = append(chosen, c)
-			length += len(c.u.text)
-		}
+		return c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen &&
+			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) })
 	}
 	rows := 0
 	for _, c := range cands[1:] {
 		if len(chosen) >= maxAnswerUnit+maxExtraRows {
 			break
+		}
+		if c.u.sec != best.u.sec && runnerUp(c) {
+			chosen = append(chosen, c)
+			length += len(c.u.text)
+			continue
 		}
 		if c.own < minOwn || length+len(c.u.text) > maxAnswerLen {
 			continue
@@ -1217,6 +1224,28 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		}
 		chosen = append(chosen, c)
 		length += len(c.u.text)
+	}
+	// A lead-in ("... with this retry policy:") is never quoted alone: of the items it
+	// introduces, the one that matches the question best comes with it.
+	for i := 1; i < len(chosen) && len(chosen) < maxAnswerUnit+maxExtraRows; i++ {
+		u := chosen[i].u
+		if !strings.HasSuffix(u.text, ":") {
+			continue
+		}
+		var pick *scored
+		for _, v := range introduced(u) {
+			if slices.ContainsFunc(chosen, func(o scored) bool { return o.u == v }) {
+				pick = nil
+				break
+			}
+			if c := q.score(v, 0); pick == nil || c.score > pick.score {
+				pick = &c
+			}
+		}
+		if pick != nil {
+			chosen = append(chosen, *pick)
+			length += len(pick.u.text)
+		}
 	}
 	// A chosen unit that continues another ("It means ...") brings the one it continues, and
 	// the unit that continues a chosen one ("It is one of ...") comes with it.
@@ -1388,6 +1417,22 @@ var debugDecide func(question, []scored)
 
 // debugNoDecline, when set (by a test), answers every question: to measure the threshold.
 var debugNoDecline bool
+
+// introduced are the units a lead-in introduces: the list items or table rows after it
+// (the one next unit when a sentence follows).
+func introduced(u *unit) []*unit {
+	var out []*unit
+	for _, v := range u.sec.units[u.idx+1:] {
+		if v.kind == kindSentence {
+			if len(out) == 0 {
+				out = append(out, v)
+			}
+			break
+		}
+		out = append(out, v)
+	}
+	return out
+}
 
 func nextUnit(u *unit) *unit {
 	if u.idx+1 < len(u.sec.units) {
