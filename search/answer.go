@@ -840,6 +840,7 @@ const (
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
+	shortSection    = 800 // characters: a section this short answers whole
 	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
 	maxRunnerUps    = 1   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: the runner-up is one of the next two sections, as ranked by their
@@ -1323,6 +1324,16 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			}
 		}
 	}
+	// A short section is quoted whole: its few sentences are one thought, and the one
+	// the question's words miss often holds the fact ("... and are not listed." after
+	// "Occurrences that came due ...").
+	if secLen := sectionLen(best.u.sec); secLen <= shortSection {
+		for _, u := range best.u.sec.units {
+			if !in(u) {
+				chosen = append(chosen, scored{u: u, score: best.score})
+			}
+		}
+	}
 	// Answer order: sections in the order they were chosen (the best first), units in page
 	// order within a section.
 	order := map[*docSection]int{}
@@ -1417,6 +1428,15 @@ var debugDecide func(question, []scored)
 
 // debugNoDecline, when set (by a test), answers every question: to measure the threshold.
 var debugNoDecline bool
+
+// sectionLen is the length of a section's units together.
+func sectionLen(sec *docSection) int {
+	n := 0
+	for _, u := range sec.units {
+		n += len(u.text) + 1
+	}
+	return n
+}
 
 // introduced are the units a lead-in introduces: the list items or table rows after it
 // (the one next unit when a sentence follows).
