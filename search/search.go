@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -252,7 +251,7 @@ func Build(pages []*content.Page) (*Index, error) {
 			doc := map[string]any{}
 			setText(doc, "page_title", joinToDo(ps.PageTitle))
 			setText(doc, "heading", joinToDo(ps.Heading))
-			setText(doc, "text", joinToDo(ps.Text)+compoundParts(ps.Text))
+			setText(doc, "text", joinToDo(ps.Text))
 			if err := qb.Index(ps.URL, doc); err != nil {
 				return nil, fmt.Errorf("search: index %s: %w", ps.URL, err)
 			}
@@ -279,32 +278,6 @@ func Build(pages []*content.Page) (*Index, error) {
 	ix.buildAnswerer(docSecs, docOrder, docRank)
 	ok = true
 	return ix, nil
-}
-
-// snakeName is a snake_case name (`signing_secret`, `page_size`).
-var snakeName = regexp.MustCompile(`\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b`)
-
-// compoundParts are the words of a text's snake_case and CamelCase names, after a line
-// break: the analyzer keeps `signing_secret` whole, so a question's "signing secret" would
-// not retrieve the one table row that says what the secret looks like. The answerer's
-// terms hold these parts too (addTerm, camelWord); this keeps retrieval in step. Passage
-// texts are kept in Go, so the words appended to the indexed text show nowhere.
-func compoundParts(text string) string {
-	var b strings.Builder
-	for _, n := range snakeName.FindAllString(text, -1) {
-		b.WriteString(" ")
-		b.WriteString(strings.ReplaceAll(n, "_", " "))
-	}
-	for _, w := range camelWord.FindAllString(text, -1) {
-		for _, part := range camelPart.FindAllString(w, -1) {
-			b.WriteString(" ")
-			b.WriteString(part)
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n" + b.String()
 }
 
 // validUTF8 drops invalid bytes (Bleve's fragmenter gives up at a replacement character).
