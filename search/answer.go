@@ -1210,7 +1210,11 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		// A unit from another section must add a question word the answer lacks, unless it
 		// scores within 10% of the best (nearTie) and is the first to join: either may
 		// hold the fact, and the reader gets both.
-		if c.u.sec != best.u.sec && !addsTerm(q, chosen, c.u) && (c.score < nearTie*best.score || len(chosen) > 1) {
+		// A row or item that holds at least as much of the question by its own words as the
+		// best unit is the table's or list's own statement of it (the required fields of
+		// one kind of To Do): it joins without adding a word.
+		strongRow := row && c.own >= best.own
+		if c.u.sec != best.u.sec && !strongRow && !addsTerm(q, chosen, c.u) && (c.score < nearTie*best.score || len(chosen) > 1) {
 			continue
 		}
 		// Nor may it bring another resource's amount to an answer that states one: the
