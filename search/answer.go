@@ -108,6 +108,7 @@ type unit struct {
 	quantity   bool
 	status     bool // names an HTTP status (422) or an error code: what "which error" asks
 	format     bool // states a format (`HH:MM`, `MM-DD-YYYY`, ISO 8601, E.164): what "what format" asks
+	location   bool // names a path or URL (`/settings/keys`, `http://...`): what "where" asks
 	digit      bool // holds a number
 	imperative bool // an instruction ("Run `make run`")
 }
@@ -398,7 +399,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
 					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
 					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
-					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text)}
+					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text), location: locationText.MatchString(us.text)}
 				// A stop word that means something in a question ("down") matches itself.
 				u.raw = ix.rawWords(us.text)
 				for _, w := range u.raw {
@@ -502,6 +503,7 @@ type question struct {
 	omitted bool        // asks what holds when something is left out: its default
 	status  bool        // asks for an HTTP status or an error: "what do I get", "which error"
 	format  bool        // asks for a format: "what format", "what does X look like"
+	where   bool        // asks where: a page, a path, a URL
 	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
 	paths   []*regexp.Regexp
 	synQ    []string
@@ -541,6 +543,7 @@ var (
 	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
 	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
+	whereQuestion   = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
 	formatQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?formats?|in what format|look like)\b`)
 	listQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
@@ -658,6 +661,7 @@ func (ix *Index) prepare(text string) question {
 	q.omitted = omittedQuestion.MatchString(lower)
 	q.status = statusQuestion.MatchString(lower)
 	q.format = formatQuestion.MatchString(lower)
+	q.where = whereQuestion.MatchString(lower)
 	return q
 }
 
@@ -685,7 +689,9 @@ var (
 	statusText = regexp.MustCompile("\\b[1-5][0-9][0-9]\\b|`[a-z]+_[a-z_]+`")
 	// formatText is a format as the docs write one: a pattern of capitals (`HH:MM`,
 	// `MM-DD-YYYY`) or a standard (ISO 8601, RFC 3339, E.164); not an example body.
-	formatText = regexp.MustCompile("`[A-Z]{2,4}(?:[-:/.][A-Z]{2,4})+`|\\b(?:ISO \\d+|RFC \\d+|E\\.164|UTF-8|base64|application/[a-z-]+)")
+	// locationText is a path or URL in code: what "where" asks for.
+	locationText = regexp.MustCompile("`(?:/|https?://|\\{base)[^`]*`")
+	formatText   = regexp.MustCompile("`[A-Z]{2,4}(?:[-:/.][A-Z]{2,4})+`|\\b(?:ISO \\d+|RFC \\d+|E\\.164|UTF-8|base64|application/[a-z-]+)")
 	// quantity is an amount with its unit: what "how long", "how many" and "what is the
 	// limit" ask for; a port (`:8080`) is the amount "which port" asks for.
 	quantity = regexp.MustCompile(`(?i)\b\d[\d,.]*\s*(ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|requests?|operations?|attempts?|characters?|bytes?|KiB|MiB|items?|times?|per\b)|\b(per (second|minute|hour|day)|\d+ to \d+|at most \d|default(s)? (to )?\S*\d)|\b(default|maximum|minimum)\b[^.;\d]{0,16}\d|\B:\d{2,5}\b`)
@@ -1147,7 +1153,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	}
 	has := func(u *unit) bool {
 		return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
-			q.list && u.choices || q.status && u.status || q.format && u.format
+			q.list && u.choices || q.status && u.status || q.format && u.format || q.where && u.location
 	}
 	// Two sections near-tied for the question are often two views of one fact (a field's
 	// rule in a table, its behaviour in prose): the runner-up section's best unit joins
@@ -1308,11 +1314,16 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	// section that has it joins the answer; failing that, when no chosen unit has it, one of
 	// another section scoring near the best.
 	in := func(x *unit) bool { return slices.ContainsFunc(chosen, func(o scored) bool { return o.u == x }) }
-	if (q.number || q.code || q.howTo || q.returns || q.list || q.status || q.format) && !has(best.u) {
+	if (q.number || q.code || q.howTo || q.returns || q.list || q.status || q.format || q.where) && !has(best.u) {
 		// The nearest such unit after the best one: it usually goes on with the same
 		// thought ("Tokens can be created with the CLI." "`answerdesk token create` ...").
 		added := false
-		for _, u := range best.u.sec.units[best.u.idx+1:] {
+		// Failing one after it, the nearest before it ("Sign in ..., then open
+		// `/settings/keys`" before "Revoke: press Revoke ...").
+		after := best.u.sec.units[best.u.idx+1:]
+		before := slices.Clone(best.u.sec.units[:best.u.idx])
+		slices.Reverse(before)
+		for _, u := range append(slices.Clone(after), before...) {
 			if c := q.score(u, 0); has(u) && c.own > 0 && !in(u) {
 				chosen = append(chosen, c)
 				added = true
