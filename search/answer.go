@@ -511,6 +511,7 @@ type question struct {
 	// the weight of all its words, before unknown words are discounted: a question mostly
 	// in words the docs never use is about something else.
 	unknownFull, fullTotal float64
+	known                  int // terms the docs use, or have a synonym for
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -594,6 +595,9 @@ func (ix *Index) prepare(text string) question {
 				w *= 0.5 // a part of a compound word counts half
 			}
 			q.fullTotal += w
+			if a.known[p] || len(a.syn[p]) > 0 {
+				q.known++
+			}
 			if !a.known[p] && len(a.syn[p]) == 0 {
 				q.unknownFull += w
 				w *= unknownWeight
@@ -1080,7 +1084,10 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	// sentence ("port my phone number") reach that coverage, seldom that score.
 	weak := best.coverage < minSureCoverage && best.score < minWeakScore
 	if debugNoDecline {
-	} else if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && best.score < minScoreMostlyUnknown {
+	} else if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
+		// One word of the docs among words they never use ("file" in "how do I file my
+		// taxes") is a coincidence however well it matches: no question of the tuning
+		// sets answered right has fewer than two.
 		// Mostly in words the docs never use ("reset my iPhone"): about something else,
 		// unless its few known words match very well.
 		return nil, false
