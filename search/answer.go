@@ -852,10 +852,10 @@ const (
 	maxAnswerLen    = 900 // characters
 	shortSection    = 800 // characters: a section this short answers whole
 	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
-	maxRunnerUps    = 1   // sections besides the best one whose best unit may join so
+	maxRunnerUps    = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: the runner-up is one of the next two sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
-	maxRunnerUpLooks = 2
+	maxRunnerUpLooks = 3
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight).
