@@ -1168,6 +1168,13 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	// Two sections near-tied for the question are often two views of one fact (a field's
 	// rule in a table, its behaviour in prose): the runner-up section's best unit joins
 	// the answer, before the best section's further units use up its length.
+	// otherAmount: a unit of another section stating the amount of another resource than
+	// the one asked about, for an answer that states one already: the deliveries list's
+	// "default 20" beside the To Do list's "default 10" makes a right answer wrong.
+	otherAmount := func(c scored) bool {
+		return q.number && c.u.sec != best.u.sec && c.u.quantity && len(c.u.leaves) > 0 && !q.names(c.u.leaves) &&
+			slices.ContainsFunc(chosen, func(o scored) bool { return o.u.quantity })
+	}
 	others := map[*docSection]bool{best.u.sec: true}
 	looked := map[*docSection]bool{}
 	runnersDone := false
@@ -1192,7 +1199,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			return false
 		}
 		others[c.u.sec] = true
-		return c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen &&
+		return c.own >= minOwn && length+len(c.u.text) <= maxAnswerLen && !otherAmount(c) &&
 			!slices.ContainsFunc(chosen, func(o scored) bool { return o.u == c.u || similar(o.u, c.u) })
 	}
 	rows := 0
@@ -1233,11 +1240,8 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		if c.u.sec != best.u.sec && !strongRow && !addsTerm(q, chosen, c.u) && (c.score < nearTie*best.score || len(chosen) > 1) {
 			continue
 		}
-		// Nor may it bring another resource's amount to an answer that states one: the
-		// deliveries list's "default 20" beside the To Do list's "default 10" makes a
-		// right answer wrong.
-		if q.number && c.u.sec != best.u.sec && c.u.quantity && len(c.u.leaves) > 0 && !q.names(c.u.leaves) &&
-			slices.ContainsFunc(chosen, func(o scored) bool { return o.u.quantity }) {
+		// Nor may it bring another resource's amount to an answer that states one.
+		if otherAmount(c) {
 			continue
 		}
 		if row {

@@ -112,7 +112,33 @@ const qaTarget = 0.90
 // dev4 51/70 (+2) but test 115/138 (-1), below its floor: not kept (commit 62d126b). The
 // added words at half weight: the same tuning scores, dev4 49/70, test 115/138. Four
 // held-out runs in round 3, aggregates only; floors unchanged.
-var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
+//
+// Session 5 worked on choosing the units of the answer (the held-out sets' commonest miss
+// was the right page without the fact) and wrote dev5 (57 questions, 10 off-topic) from
+// the spec, committed before the answerer was run on it: 42/57 (73.7%) on the code before
+// this round. From tune 134, dev2 57, dev3 58, dev5 42, what was kept: a runner-up
+// section's unit is admitted in score order with the best section's own units instead of
+// before them (tune +1); a lead-in anywhere in the answer ("... with this retry policy:")
+// brings the item it introduces that matches best (tune +2); a section of at most 800
+// characters answers whole (dev3 +2; the mean answer grew from 616 to 687 characters); a
+// table row or list item holding as much of the question by its own words as the best
+// unit joins from another section without having to add a word (dev3 +2); "where"
+// questions ask for a path or URL, looked for before the best unit in its section too
+// (dev2 +1); a question with one docs word among words the docs never use is declined
+// however well that word matches (dev5's "How do I file my taxes?" was answered from the
+// backups section; no tuning question answered right has fewer than two such words),
+// which let the rank that answers alone come down from 0.9 to 0.85 (dev2 +1, dev5 +1); two
+// runner-up sections instead of one, among the next three (tune +2, dev3 +1, dev5 +1).
+// Together: tune 137/138 (99.3%), dev2 59/65 (90.8%), dev3 64/85 (75.3%), dev5 47/57
+// (82.5%); held out dev4 53/70 (75.7%), test 120/138 (87.0%); every off-topic question
+// declined. Tried and taken out: the passages index the words of snake_case and CamelCase
+// names (`signing_secret` for "signing secret"): tuning net 0, held out dev4 +1 but test
+// -1; "`a`, `b` and `c`" counted as naming alternatives: tune +2, dev2 -2; the section's
+// coverage of the question added to its units' scores: 0 to -1 at every weight, and off-topic
+// questions answered when added before the decline; heading weight 0.35 or 0.5: net -1 or
+// worse; more continuation openers ("But", "Also", "However"): no change. Five held-out
+// runs in all this round (aggregates only).
+var qaFloor = map[string]float64{"tune": 0.99, "dev2": 0.90, "dev3": 0.75, "dev5": 0.82, "dev4": 0.75, "test": 0.86}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
