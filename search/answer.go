@@ -922,7 +922,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 		ps = ps[:AnswerPassages]
 	}
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
-	units, ok := ix.answerUnits(q, text, ix.withRareTermSections(q, ps))
+	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withRareTermSections(q, ps), ix.partsPassages(ctx, text)))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -1007,6 +1007,31 @@ func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
 				out = append(out, p)
 			}
 		}
+	}
+	if out == nil {
+		return ps
+	}
+	return out
+}
+
+// withPartsPassages adds to the retrieved passages those whose names hold the question's
+// words (partsPassages), with the prior of a rare word's section: retrieval matches a
+// name (`signing_secret`) whole, so "signing secret" may not retrieve the row naming it.
+func (ix *Index) withPartsPassages(ps, parts []Passage) []Passage {
+	top := 0.0
+	for _, p := range ps {
+		top = max(top, p.bm25)
+	}
+	var out []Passage
+	for _, p := range parts {
+		if slices.ContainsFunc(ps, func(o Passage) bool { return o.URL == p.URL }) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ps)
+		}
+		p.bm25, p.Score = rarePrior*top, 0
+		out = append(out, p)
 	}
 	if out == nil {
 		return ps
