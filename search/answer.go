@@ -134,6 +134,8 @@ type answerer struct {
 	starts   []*Passage          // the introductions of the docs pages, in the docs' order
 	// secsByTerm are the sections whose units or heading path hold a term, in docs order.
 	secsByTerm map[string][]*docSection
+	// concepts are the terms of the docs' page titles and headings: what the docs are about.
+	concepts termSet
 }
 
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
@@ -306,7 +308,7 @@ func (ix *Index) rawWords(s string) []string {
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
 	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
 		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
-		secsByTerm: map[string][]*docSection{}}
+		secsByTerm: map[string][]*docSection{}, concepts: termSet{}}
 	one := func(w string) string {
 		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
 			return string(ts[0].Term)
@@ -377,6 +379,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				title: ix.termSetOf(ix.terms(p.PageTitle)), reference: referenceHeading.MatchString(p.Heading)}
 			for t := range ds.context {
 				a.known[t] = true
+				a.concepts[t] = true
 			}
 			ctxBySub := map[string]termSet{}
 			for _, us := range s.units {
@@ -512,6 +515,7 @@ type question struct {
 	// in words the docs never use is about something else.
 	unknownFull, fullTotal float64
 	known                  int // terms the docs use, or have a synonym for
+	concepts               int // terms of the docs' headings (answerer.concepts)
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -597,6 +601,9 @@ func (ix *Index) prepare(text string) question {
 			q.fullTotal += w
 			if a.known[p] || len(a.syn[p]) > 0 {
 				q.known++
+			}
+			if a.concepts[p] {
+				q.concepts++
 			}
 			if !a.known[p] && len(a.syn[p]) == 0 {
 				q.unknownFull += w
@@ -845,10 +852,12 @@ const (
 	// declined by that alone, the off-topic questions of the four tuning sets that hold
 	// enough by their own words reach at most 0.811 ("cancel my subscription").
 	minStrongScore = 0.85
-	nearTie        = 0.9
-	maxAnswerUnit  = 4
-	maxExtraRows   = 2    // matching table rows or list items added to the answer
-	siblingShare   = 0.55 // a unit of the best section this near the best joins the answer
+	// minConcepts: a question naming this many terms of the docs' headings is about the docs.
+	minConcepts   = 3
+	nearTie       = 0.9
+	maxAnswerUnit = 4
+	maxExtraRows  = 2    // matching table rows or list items added to the answer
+	siblingShare  = 0.55 // a unit of the best section this near the best joins the answer
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
@@ -1135,7 +1144,13 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		// Or it ranks well above what off-topic questions reach (at most 0.811 on the four
 		// tuning sets) while holding a fair share of the question by its own words.
 		byRank := best.coverage >= minCoverageUnderHeading && best.own >= minOwn && best.score >= minStrongScore
-		if !bySection && !byHeading && !byRank {
+		// Or the question names several things the docs have headings for ("Is my API token
+		// stored in plain text on the server?": api, token, store, server) and the best unit
+		// holds some of it: a question in the docs' own concepts is about the docs, however
+		// its other words are phrased; the off-topic questions of the four tuning sets that
+		// get this far name at most two.
+		byConcepts := q.concepts >= minConcepts && best.own >= minOwnInSection
+		if !bySection && !byHeading && !byRank && !byConcepts {
 			return nil, false
 		}
 	}
