@@ -138,7 +138,33 @@ const qaTarget = 0.90
 // questions answered when added before the decline; heading weight 0.35 or 0.5: net -1 or
 // worse; more continuation openers ("But", "Also", "However"): no change. Five held-out
 // runs in all this round (aggregates only).
-var qaFloor = map[string]float64{"tune": 0.99, "dev2": 0.90, "dev3": 0.75, "dev5": 0.82, "dev4": 0.75, "test": 0.86}
+//
+// Session 5, second round, on declines (dev4's commonest miss: 12 of 17). From tune 137,
+// dev2 59, dev3 64, dev5 47, dev4 53/70, test 120/138 (mean answer 738.5 characters over
+// the tuning sets' 327 answers), what was kept: a question mostly in words the docs never
+// use, with two docs words or more, answers from a unit ranking 0.85 (was 1.0, set while
+// one-docs-word questions reached 0.93; the rest reach at most 0.795; dev3 +1); the
+// passages whose snake_case and CamelCase names hold the question's words (`signing_secret`
+// for "signing secret") join the retrieved ones from a field of their own, queried apart
+// (tune +1, dev3 +1; held out unchanged, 53 and 120); a question naming three or more terms
+// of the docs' page titles and headings answers from a best unit holding 0.15 of it by its
+// own words (dev2 +1, dev3 +4, dev5 +2; held out dev4 +2, test +1). Of the features
+// compared on the tuning sets' declined questions against their off-topic ones that reach
+// the decline (score, coverage, section and page coverage, the margin to the next section,
+// the share of words the site's other pages use, BM25), only that count separated them:
+// those off-topic questions name at most two heading terms, the answerable ones declined
+// three to four. The margin is one term: counting a word whose synonym is a heading term
+// answered "configure LDAP single sign-on" (not kept). Together: tune 138/138 (100%), dev2
+// 60/65 (92.3%), dev3 70/85 (82.4%), dev5 49/57 (86.0%); held out dev4 55/70 (78.6%), test
+// 121/138 (87.7%); every off-topic question declined; mean answer 739.2 characters over
+// 342 answers. Tried and taken out: the names' words as a field of the main query (weights
+// 0.1 to 1): a field inside each word's clause changes every score through Bleve's
+// coordination factor (dev3 -2), and as a clause of its own it lifted "port my phone
+// number" into an answer through `phone_id` (0.81 to 0.92); the question's heaviest word,
+// when the best unit's section lacks it, moving the answer to a unit holding it that ranks
+// near the best ("SIGTERM"): net -1 to -3 at every setting tried (shares 0.25 to 0.35,
+// 0.7 to 0.9 of the best). Two held-out runs this round (aggregates only).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.92, "dev3": 0.82, "dev5": 0.85, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
