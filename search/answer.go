@@ -931,7 +931,11 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 		ps = ps[:AnswerPassages]
 	}
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
-	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withRareTermSections(q, ps), ix.partsPassages(ctx, text)))
+	parts, err := ix.partsPassages(ctx, text)
+	if err != nil {
+		return Answer{}, err
+	}
+	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withRareTermSections(q, ps), parts))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader

@@ -259,7 +259,7 @@ func Build(pages []*content.Page) (*Index, error) {
 			setText(doc, "page_title", joinToDo(ps.PageTitle))
 			setText(doc, "heading", joinToDo(ps.Heading))
 			setText(doc, "text", joinToDo(ps.Text))
-			setText(doc, "parts", compoundParts(ps.Text))
+			doc[partsField.name] = compoundParts(ps.Text) // matched by stem only
 			if err := qb.Index(ps.URL, doc); err != nil {
 				return nil, fmt.Errorf("search: index %s: %w", ps.URL, err)
 			}
@@ -293,7 +293,7 @@ const maxPartsPassages = 3
 
 // partsPassages are the passages whose snake_case and CamelCase names hold the most of the
 // question's words (`signing_secret` for "signing secret"), best first.
-func (ix *Index) partsPassages(ctx context.Context, text string) []Passage {
+func (ix *Index) partsPassages(ctx context.Context, text string) ([]Passage, error) {
 	var parts []query.Query
 	for _, w := range ix.split(joinToDoQuestion(text)) {
 		if w.stem != "" {
@@ -303,13 +303,13 @@ func (ix *Index) partsPassages(ctx context.Context, text string) []Passage {
 		}
 	}
 	if len(parts) == 0 {
-		return nil
+		return nil, nil
 	}
 	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), maxPartsPassages, 0, false)
 	req.SortBy(byScoreThenID)
 	res, err := ix.passages.SearchInContext(ctx, req)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("search: names' words: %w", err)
 	}
 	var out []Passage
 	for _, h := range res.Hits {
@@ -317,7 +317,7 @@ func (ix *Index) partsPassages(ctx context.Context, text string) []Passage {
 			out = append(out, *p)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // snakeName is a snake_case name (`signing_secret`, `page_size`).
