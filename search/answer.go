@@ -577,7 +577,9 @@ func (ix *Index) prepare(text string) question {
 	if len(text) > maxQueryBytes {
 		text = text[:maxQueryBytes]
 	}
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(text, askedFor)))
+	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
+	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(text), askedFor)))
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true
