@@ -166,8 +166,11 @@ const qaTarget = 0.90
 // 0.7 to 0.9 of the best); a section of the best unit's page holding more of the
 // question's rarer words (each at least 0.15 to 0.25 of its weight) than the best unit's
 // section giving its best unit too: dev2 -1 and dev5 0 to -1 at every setting; the page
-// title's weight at 0.2 or 0.3 instead of 0.4: no change, 0.5: dev3 -1. Two held-out runs
-// this round (aggregates only).
+// title's weight at 0.2 or 0.3 instead of 0.4: no change, 0.5: dev3 -1; "try" and "tries"
+// in the retry synonyms: dev5 +1, dev3 -2. Also fixed: the answerer applied its asking
+// phrases before the question's phrases, so "how far back" never became "how long kept"
+// there (retrieval had it right): no tuning answer changed, held out unchanged. Three
+// held-out runs this round (aggregates only).
 var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.92, "dev3": 0.82, "dev5": 0.85, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
