@@ -47,8 +47,9 @@ func cites(a Answer, want []string) bool {
 // minQuestions is the size of each set: the two halves of the issue's evaluation, and
 // dev2 and dev3, tuning sets written later from CONTRACT.md and SERVICE.md (never from the
 // test half's misses) to tune on more questions than tune.json alone; dev3 was written and
-// committed before the answerer was first run on it.
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75}
+// committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
+// and 10 off-topic ones, written from the spec as an integrator asks).
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -111,7 +112,66 @@ const qaTarget = 0.90
 // dev4 51/70 (+2) but test 115/138 (-1), below its floor: not kept (commit 62d126b). The
 // added words at half weight: the same tuning scores, dev4 49/70, test 115/138. Four
 // held-out runs in round 3, aggregates only; floors unchanged.
-var qaFloor = map[string]float64{"tune": 0.97, "dev2": 0.87, "dev3": 0.68, "dev4": 0.70, "test": 0.84}
+//
+// Session 5 worked on choosing the units of the answer (the held-out sets' commonest miss
+// was the right page without the fact) and wrote dev5 (57 questions, 10 off-topic) from
+// the spec, committed before the answerer was run on it: 42/57 (73.7%) on the code before
+// this round. From tune 134, dev2 57, dev3 58, dev5 42, what was kept: a runner-up
+// section's unit is admitted in score order with the best section's own units instead of
+// before them (tune +1); a lead-in anywhere in the answer ("... with this retry policy:")
+// brings the item it introduces that matches best (tune +2); a section of at most 800
+// characters answers whole (dev3 +2; the mean answer grew from 616 to 687 characters); a
+// table row or list item holding as much of the question by its own words as the best
+// unit joins from another section without having to add a word (dev3 +2); "where"
+// questions ask for a path or URL, looked for before the best unit in its section too
+// (dev2 +1); a question with one docs word among words the docs never use is declined
+// however well that word matches (dev5's "How do I file my taxes?" was answered from the
+// backups section; no tuning question answered right has fewer than two such words),
+// which let the rank that answers alone come down from 0.9 to 0.85 (dev2 +1, dev5 +1); two
+// runner-up sections instead of one, among the next three (tune +2, dev3 +1, dev5 +1).
+// Together: tune 137/138 (99.3%), dev2 59/65 (90.8%), dev3 64/85 (75.3%), dev5 47/57
+// (82.5%); held out dev4 53/70 (75.7%), test 120/138 (87.0%); every off-topic question
+// declined. Tried and taken out: the passages index the words of snake_case and CamelCase
+// names (`signing_secret` for "signing secret"): tuning net 0, held out dev4 +1 but test
+// -1; "`a`, `b` and `c`" counted as naming alternatives: tune +2, dev2 -2; the section's
+// coverage of the question added to its units' scores: 0 to -1 at every weight, and off-topic
+// questions answered when added before the decline; heading weight 0.35 or 0.5: net -1 or
+// worse; more continuation openers ("But", "Also", "However"): no change. Five held-out
+// runs in all this round (aggregates only).
+//
+// Session 5, second round, on declines (dev4's commonest miss: 12 of 17). From tune 137,
+// dev2 59, dev3 64, dev5 47, dev4 53/70, test 120/138 (mean answer 738.5 characters over
+// the tuning sets' 327 answers), what was kept: a question mostly in words the docs never
+// use, with two docs words or more, answers from a unit ranking 0.85 (was 1.0, set while
+// one-docs-word questions reached 0.93; the rest reach at most 0.795; dev3 +1); the
+// passages whose snake_case and CamelCase names hold the question's words (`signing_secret`
+// for "signing secret") join the retrieved ones from a field of their own, queried apart
+// (tune +1, dev3 +1; held out unchanged, 53 and 120); a question naming three or more terms
+// of the docs' page titles and headings answers from a best unit holding 0.15 of it by its
+// own words (dev2 +1, dev3 +4, dev5 +2; held out dev4 +2, test +1). Of the features
+// compared on the tuning sets' declined questions against their off-topic ones that reach
+// the decline (score, coverage, section and page coverage, the margin to the next section,
+// the share of words the site's other pages use, BM25), only that count separated them:
+// those off-topic questions name at most two heading terms, the answerable ones declined
+// three to four. The margin is one term: counting a word whose synonym is a heading term
+// answered "configure LDAP single sign-on" (not kept). Together: tune 138/138 (100%), dev2
+// 60/65 (92.3%), dev3 70/85 (82.4%), dev5 49/57 (86.0%); held out dev4 55/70 (78.6%), test
+// 121/138 (87.7%); every off-topic question declined; mean answer 739.2 characters over
+// 342 answers. Tried and taken out: the names' words as a field of the main query (weights
+// 0.1 to 1): a field inside each word's clause changes every score through Bleve's
+// coordination factor (dev3 -2), and as a clause of its own it lifted "port my phone
+// number" into an answer through `phone_id` (0.81 to 0.92); the question's heaviest word,
+// when the best unit's section lacks it, moving the answer to a unit holding it that ranks
+// near the best ("SIGTERM"): net -1 to -3 at every setting tried (shares 0.25 to 0.35,
+// 0.7 to 0.9 of the best); a section of the best unit's page holding more of the
+// question's rarer words (each at least 0.15 to 0.25 of its weight) than the best unit's
+// section giving its best unit too: dev2 -1 and dev5 0 to -1 at every setting; the page
+// title's weight at 0.2 or 0.3 instead of 0.4: no change, 0.5: dev3 -1; "try" and "tries"
+// in the retry synonyms: dev5 +1, dev3 -2. Also fixed: the answerer applied its asking
+// phrases before the question's phrases, so "how far back" never became "how long kept"
+// there (retrieval had it right): no tuning answer changed, held out unchanged. Three
+// held-out runs this round (aggregates only).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.92, "dev3": 0.82, "dev5": 0.85, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -188,7 +248,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev4", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev4", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the

@@ -178,3 +178,55 @@ func urlsOf(ps []Passage) []string {
 	}
 	return out
 }
+
+// TestAnswerDocsConcepts: a question naming several of the docs' heading terms is about
+// the docs and is answered although its other words ("still", "two months ago") match
+// nothing, while off-topic questions near the docs' words stay declined.
+func TestAnswerDocsConcepts(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		q, fact, section string // section "" for a question to decline
+	}{
+		{"Can I still get the audio of a call from two months ago?", "31 days", "/docs/call-recordings#retention-31-days-of-audio-3-years-of-records"},
+		{"How do I cancel my subscription?", "", ""},
+		{"How do I port my existing phone number to you?", "", ""},
+	} {
+		a, err := ix.Answer(context.Background(), tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.section == "" && a.Answered:
+			t.Errorf("%q was answered: %s", tc.q, a.Text())
+		case tc.section != "" && (!a.Answered || !strings.Contains(a.Text(), tc.fact) || !slices.Contains(urlsOf(a.Sources), tc.section)):
+			t.Errorf("%q: answered=%v sources=%v, want %q from %s: %s", tc.q, a.Answered, urlsOf(a.Sources), tc.fact, tc.section, a.Text())
+		}
+	}
+}
+
+// TestPartsPassages: the words of a snake_case or CamelCase name find the passages naming
+// it, which the analyzer keeps whole ("signing secret" for `signing_secret`).
+func TestPartsPassages(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		q     string
+		names []string // a found passage names one of them
+	}{
+		{"signing secret", []string{"signing_secret"}},
+		{"rate limit", []string{"RateLimit", "rate_limit"}},
+		{"page size", []string{"page_size"}},
+	} {
+		ps, err := ix.partsPassages(context.Background(), tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			t.Errorf("%q found no passage", tc.q)
+		}
+		for _, p := range ps {
+			if !slices.ContainsFunc(tc.names, func(n string) bool { return strings.Contains(p.Text, n) }) {
+				t.Errorf("%q found %s, which names none of %v", tc.q, p.URL, tc.names)
+			}
+		}
+	}
+}

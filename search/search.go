@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -150,6 +151,12 @@ func (f field) raw() string { return f.name + "_raw" }
 var (
 	pageFields    = []field{{"title", 5}, {"summary", 2}, {"body", 1}}
 	passageFields = []field{{"heading", 3}, {"page_title", 2}, {"text", 1}}
+	// partsField holds the words of a passage text's snake_case and CamelCase names
+	// (compoundParts). It is queried apart from passageFields (see partsPassages): a field
+	// inside each word's clause would change every passage's score through Bleve's
+	// coordination factor, and a score lifted by a name's parts lifts off-topic questions
+	// too ("port my phone number" by `phone_id`).
+	partsField = field{"parts", 1}
 )
 
 // Relative weights of a word's exact (stem), typo and prefix matches.
@@ -194,7 +201,7 @@ func Build(pages []*content.Page) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	qm, err := newMapping(passageFields, nil)
+	qm, err := newMapping(append(slices.Clone(passageFields), partsField), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +259,7 @@ func Build(pages []*content.Page) (*Index, error) {
 			setText(doc, "page_title", joinToDo(ps.PageTitle))
 			setText(doc, "heading", joinToDo(ps.Heading))
 			setText(doc, "text", joinToDo(ps.Text))
+			doc[partsField.name] = compoundParts(ps.Text) // matched by stem only
 			if err := qb.Index(ps.URL, doc); err != nil {
 				return nil, fmt.Errorf("search: index %s: %w", ps.URL, err)
 			}
@@ -278,6 +286,60 @@ func Build(pages []*content.Page) (*Index, error) {
 	ix.buildAnswerer(docSecs, docOrder, docRank)
 	ok = true
 	return ix, nil
+}
+
+// maxPartsPassages is how many passages the words of names add to the retrieved ones.
+const maxPartsPassages = 3
+
+// partsPassages are the passages whose snake_case and CamelCase names hold the most of the
+// question's words (`signing_secret` for "signing secret"), best first.
+func (ix *Index) partsPassages(ctx context.Context, text string) ([]Passage, error) {
+	var parts []query.Query
+	for _, w := range ix.split(joinToDoQuestion(text)) {
+		if w.stem != "" {
+			tq := query.NewTermQuery(w.stem)
+			tq.SetField(partsField.name)
+			parts = append(parts, tq)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), maxPartsPassages, 0, false)
+	req.SortBy(byScoreThenID)
+	res, err := ix.passages.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search: names' words: %w", err)
+	}
+	var out []Passage
+	for _, h := range res.Hits {
+		if p, ok := ix.byID[h.ID]; ok {
+			out = append(out, *p)
+		}
+	}
+	return out, nil
+}
+
+// snakeName is a snake_case name (`signing_secret`, `page_size`).
+var snakeName = regexp.MustCompile(`\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b`)
+
+// compoundParts are the words of a text's snake_case and CamelCase names: the analyzer
+// keeps `signing_secret` whole, so a question's "signing secret" would not retrieve the
+// one table row that says what the secret looks like. The answerer's terms hold these
+// parts too (addTerm, camelWord); this keeps retrieval in step.
+func compoundParts(text string) string {
+	var b strings.Builder
+	for _, n := range snakeName.FindAllString(text, -1) {
+		b.WriteString(strings.ReplaceAll(n, "_", " "))
+		b.WriteString(" ")
+	}
+	for _, w := range camelWord.FindAllString(text, -1) {
+		for _, part := range camelPart.FindAllString(w, -1) {
+			b.WriteString(part)
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
 }
 
 // validUTF8 drops invalid bytes (Bleve's fragmenter gives up at a replacement character).
