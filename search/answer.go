@@ -574,9 +574,7 @@ func (ix *Index) prepare(text string) question {
 	a := ix.ans
 	var q question
 	text = strings.ToValidUTF8(text, " ")
-	if len(text) > maxQueryBytes {
-		text = text[:maxQueryBytes]
-	}
+	text = firstChars(text, maxQueryChars)
 	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
 	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
 	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(text), askedFor)))

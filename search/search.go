@@ -56,7 +56,7 @@ const (
 
 	DefaultPassages = 5 // passages when Passages is asked for 0
 
-	maxQueryBytes = 1024  // text of a query beyond this is ignored
+	maxQueryChars = 1000  // characters of a query beyond these are ignored: the longest question the MCP tools take
 	maxWords      = 32    // words of a query beyond these are ignored
 	fuzzyMin      = 4     // words of at least this many characters tolerate one typo
 	prefixMin     = 2     // the last word matches as a prefix from this many characters
@@ -434,6 +434,18 @@ func (ix *Index) Close() error {
 	return errors.Join(errs...)
 }
 
+// firstChars returns s up to its nth character: limits on input count characters, so a
+// question in a script of three-byte letters keeps as much as one in ASCII.
+func firstChars(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
 // normalize collapses the blanks of a query.
 func normalize(q string) string {
 	return strings.Join(strings.Fields(q), " ")
@@ -443,9 +455,7 @@ func normalize(q string) string {
 type word struct{ raw, stem string }
 
 func (ix *Index) split(q string) []word {
-	if len(q) > maxQueryBytes {
-		q = q[:maxQueryBytes] // a cut rune is dropped below
-	}
+	q = firstChars(q, maxQueryChars)
 	var ws []word
 	for _, t := range ix.words.Analyze([]byte(strings.ToValidUTF8(q, " "))) {
 		if len(ws) == maxWords {

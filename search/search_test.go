@@ -578,3 +578,22 @@ func TestEmbeddedContent(t *testing.T) {
 		t.Errorf("receptionist: %v %+v", err, p)
 	}
 }
+
+func TestFirstChars(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"電話応対", 2, "電話"},
+		{strings.Repeat("電", 1000) + " retry", 1000, strings.Repeat("電", 1000)},
+		{strings.Repeat("電", 400) + " retry", maxQueryChars, strings.Repeat("電", 400) + " retry"}, // 1,206 bytes: kept whole
+	} {
+		if got := firstChars(tc.in, tc.n); got != tc.want {
+			t.Errorf("firstChars(%.20q, %d) = %.20q (%d bytes), want %d bytes", tc.in, tc.n, got, len(got), len(tc.want))
+		}
+	}
+}
