@@ -197,30 +197,31 @@ type MessageCreateRequest struct {
 }
 
 // MessageDetails are the optional string properties of a new message, each at most
-// MaxStringLength characters; MessageCreate.Strings holds them by name.
+// MaxStringLength characters; MessageCreate.Strings holds them by name. Their descriptions
+// are the ones the OpenAPI document and the create_message tool both show.
 type MessageDetails struct {
-	PhoneNumber       Opt[string] `json:"phone_number,omitzero" jsonschema:"Phone number of the caller."`
-	Extension         Opt[string] `json:"extension,omitzero" jsonschema:"Phone extension."`
-	CallerID          Opt[string] `json:"caller_id,omitzero" jsonschema:"Caller ID of the call."`
-	FirstName         Opt[string] `json:"first_name,omitzero" jsonschema:"Caller's first name."`
-	LastName          Opt[string] `json:"last_name,omitzero" jsonschema:"Caller's last name."`
-	CompanyName       Opt[string] `json:"company_name,omitzero" jsonschema:"Caller's company."`
-	IVR               Opt[string] `json:"ivr,omitzero" jsonschema:"IVR option the caller chose."`
-	Phone             Opt[string] `json:"phone,omitzero" jsonschema:"Callback phone number."`
-	Email             Opt[string] `json:"email,omitzero" jsonschema:"Caller's email address; must be a valid address."`
-	CallRefID         Opt[string] `json:"call_ref_id,omitzero" jsonschema:"Reference id of the call."`
-	Note              Opt[string] `json:"note,omitzero" jsonschema:"Internal note."`
-	Address           Opt[string] `json:"address,omitzero" jsonschema:"Street address."`
-	Address2          Opt[string] `json:"address2,omitzero" jsonschema:"Second address line."`
-	City              Opt[string] `json:"city,omitzero" jsonschema:"City."`
-	State             Opt[string] `json:"state,omitzero" jsonschema:"State or region."`
-	Zip               Opt[string] `json:"zip,omitzero" jsonschema:"Postal code."`
-	HowYouHearAboutUs Opt[string] `json:"how_you_hear_about_us,omitzero" jsonschema:"How the caller heard about the business."`
-	AltPhone          Opt[string] `json:"alt_phone,omitzero" jsonschema:"Alternative phone number."`
-	ReceiverName      Opt[string] `json:"receiver_name,omitzero" jsonschema:"Name of the person the message is for."`
-	NonMessageType    Opt[string] `json:"non_message_type,omitzero" jsonschema:"Kind of non-message (for example a hang-up)."`
-	EmailSubject      Opt[string] `json:"email_subject,omitzero" jsonschema:"Subject line, for messages taken from email."`
-	Disposition       Opt[string] `json:"disposition,omitzero" jsonschema:"Call disposition."`
+	PhoneNumber       Opt[string] `json:"phone_number,omitzero" jsonschema:"The caller's phone number."`
+	Extension         Opt[string] `json:"extension,omitzero" jsonschema:"The caller's phone extension."`
+	CallerID          Opt[string] `json:"caller_id,omitzero" jsonschema:"The caller ID the call came from."`
+	FirstName         Opt[string] `json:"first_name,omitzero" jsonschema:"The caller's first name."`
+	LastName          Opt[string] `json:"last_name,omitzero" jsonschema:"The caller's last name."`
+	CompanyName       Opt[string] `json:"company_name,omitzero" jsonschema:"The caller's company."`
+	IVR               Opt[string] `json:"ivr,omitzero" jsonschema:"The IVR option the caller chose."`
+	Phone             Opt[string] `json:"phone,omitzero" jsonschema:"A phone number to call back."`
+	Email             Opt[string] `json:"email,omitzero" jsonschema:"The caller's email address; it must be a valid address."`
+	CallRefID         Opt[string] `json:"call_ref_id,omitzero" jsonschema:"Your reference of the call."`
+	Note              Opt[string] `json:"note,omitzero" jsonschema:"A note for whoever reads the message."`
+	Address           Opt[string] `json:"address,omitzero" jsonschema:"The caller's street address."`
+	Address2          Opt[string] `json:"address2,omitzero" jsonschema:"The second line of the caller's address."`
+	City              Opt[string] `json:"city,omitzero" jsonschema:"The caller's city."`
+	State             Opt[string] `json:"state,omitzero" jsonschema:"The caller's state or region."`
+	Zip               Opt[string] `json:"zip,omitzero" jsonschema:"The caller's postal code."`
+	HowYouHearAboutUs Opt[string] `json:"how_you_hear_about_us,omitzero" jsonschema:"How the caller heard of the business."`
+	AltPhone          Opt[string] `json:"alt_phone,omitzero" jsonschema:"Another phone number of the caller."`
+	ReceiverName      Opt[string] `json:"receiver_name,omitzero" jsonschema:"Who the message is for."`
+	NonMessageType    Opt[string] `json:"non_message_type,omitzero" jsonschema:"What the contact was when it was not a real message (for example a hang-up)."`
+	EmailSubject      Opt[string] `json:"email_subject,omitzero" jsonschema:"The subject, for a message that came in by email."`
+	Disposition       Opt[string] `json:"disposition,omitzero" jsonschema:"How the contact was closed."`
 }
 
 // messageStringFields are the names of MessageDetails' properties, in order.

@@ -400,31 +400,19 @@ func (a *accountTools) getMessageCallRecording() server.ServerTool {
 		})
 }
 
-// messageStringArgs describes the optional string fields of create_message.
-var messageStringArgs = map[string]string{
-	"phone_number":          "The caller's phone number.",
-	"extension":             "The caller's phone extension.",
-	"caller_id":             "The caller ID the call came from.",
-	"first_name":            "The caller's first name.",
-	"last_name":             "The caller's last name.",
-	"company_name":          "The caller's company.",
-	"ivr":                   "The IVR option the caller chose.",
-	"phone":                 "A phone number to call back.",
-	"email":                 "The caller's email address.",
-	"call_ref_id":           "Your reference of the call.",
-	"note":                  "A note for whoever reads the message.",
-	"address":               "The caller's street address.",
-	"address2":              "The second line of the caller's address.",
-	"city":                  "The caller's city.",
-	"state":                 "The caller's state or region.",
-	"zip":                   "The caller's postal code.",
-	"how_you_hear_about_us": "How the caller heard of the business.",
-	"alt_phone":             "Another phone number of the caller.",
-	"receiver_name":         "Who the message is for.",
-	"non_message_type":      "When the contact was not a real message: " + strings.Join(answerdesk.NonMessageTypes, ", ") + ".",
-	"email_subject":         "The subject, for a message that came in by email.",
-	"disposition":           "How the contact was closed.",
-}
+// messageStringArgs describes the optional string fields of create_message: the
+// descriptions of answerdesk.MessageDetails, the one place they are written.
+var messageStringArgs = func() map[string]string {
+	sch, err := schema.For[answerdesk.MessageDetails]()
+	if err != nil {
+		panic(fmt.Sprintf("schema of answerdesk.MessageDetails: %v", err)) // a type's tags, fixed at build
+	}
+	out := make(map[string]string, len(sch.Properties))
+	for name, p := range sch.Properties {
+		out[name] = p.Description
+	}
+	return out
+}()
 
 func (a *accountTools) createMessage() server.ServerTool {
 	known := []string{"content", "account_number", "origin", "from_ai_assistant", "is_emergency", "escalation_level_id", "answers"}
