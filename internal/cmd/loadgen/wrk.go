@@ -93,8 +93,18 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 			return err
 		}
 		r := row{c: c}
-		for range cfg.rounds {
+		for round := range cfg.rounds {
+			var profiled chan error
+			if round == 0 && cfg.serverProfile != "" {
+				profiled = make(chan error, 1)
+				go func() { profiled <- serverProfile(ctx, cfg, c.name) }()
+			}
 			s, err := wrk(ctx, cfg, srvScript, serverURL+c.path)
+			if profiled != nil {
+				if perr := <-profiled; perr != nil {
+					fmt.Fprintln(os.Stderr, "loadgen:", perr)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -246,4 +256,29 @@ func rssKB(pid int, field string) int {
 		}
 	}
 	return 0
+}
+
+// serverProfile fetches a CPU profile of the server covering most of one wrk run and writes
+// it to cfg.serverProfile, named after the case.
+func serverProfile(ctx context.Context, cfg *config, name string) error {
+	secs := max(1, int(cfg.duration.Seconds())-1)
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", cfg.pprofAddr, secs)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("server profile: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("server profile: %s %v", resp.Status, err)
+	}
+	file := strings.Trim(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(name, "-"), "-") + ".pprof"
+	if err := os.MkdirAll(cfg.serverProfile, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.serverProfile, file), b, 0o644)
 }
