@@ -45,10 +45,10 @@ const maxTokenCacheEntries = 10000
 
 // tokenEntry is one verified token's lookup, valid while the probe reads dataVersion.
 type tokenEntry struct {
-	probe       probeVersion
-	caller      answerdesk.Caller
-	version     int64 // the caller's accounts' data version (AuthenticateTokenVersion)
-	lastUsed    int64 // last_used_at in ms as the database has it after this lookup
+	probe    probeVersion
+	caller   answerdesk.Caller
+	version  int64 // the caller's accounts' data version (AuthenticateTokenVersion)
+	lastUsed int64 // last_used_at in ms as the database has it after this lookup
 }
 
 func newTokenCache(dsn string) *tokenCache {
