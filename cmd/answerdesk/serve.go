@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -23,6 +24,7 @@ import (
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/app"
+	"github.com/answerdesk/answerdesk/internal/logbuf"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -55,6 +57,12 @@ type serveConfig struct {
 	smtp                 dispatch.SMTPConfig
 	twilio               dispatch.TwilioConfig
 }
+
+// The serve log's buffer: its size and how long a line may wait in it.
+const (
+	logBufferSize    = 64 << 10
+	logFlushInterval = 100 * time.Millisecond
+)
 
 // knownFeatures are the names --feature accepts.
 var knownFeatures = []string{answerdesk.FeatureAIOutboundCall}
@@ -109,7 +117,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	logger := newLogger(stderr, cfg.logFormat)
+	// The log (one access-log line per request) is written in batches: a SIGKILL loses at
+	// most logFlushInterval of lines, warnings and errors are written at once, and the
+	// return below writes the rest (docs: operations, "Logs").
+	logw := logbuf.New(stderr, logBufferSize, logFlushInterval)
+	defer logw.Close()
+	logger := newLogger(logw, cfg.logFormat)
+	logger = slog.New(logbuf.FlushHandler{Handler: logger.Handler(), W: logw, Level: slog.LevelWarn})
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -210,6 +224,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("serving pprof", "addr", pln.Addr().String())
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
+	_ = logw.Flush() // whoever waits for the server to listen reads this line now
 
 	select {
 	case err := <-serveErr:
