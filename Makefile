@@ -125,9 +125,12 @@ bench: build ## benchmarks and the HTTP load generator (SQLite; make bench-pg: b
 # The endpoints of issue 18 with wrk (Debian's wrk package), each against an in-memory
 # ceiling serving the same bytes (MCP tools/call against the same read over REST),
 # alternating rounds in the same minutes; medians, shares and the server's RSS.
+# VS=path measures another build (say, the previous one) in the same rounds; PROFILE=dir
+# writes a CPU profile of the server under each load (serve --pprof-addr).
 bench-http: build ## wrk against the binary and in-memory ceilings (needs wrk)
 	@command -v wrk >/dev/null || { echo "bench-http needs wrk: apt-get install -y wrk"; exit 1; }
-	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -wrk "$$(command -v wrk)" -concurrency 32 -duration 5s -rounds 3 -dispatch 0
+	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -wrk "$$(command -v wrk)" -concurrency 32 -duration 5s -rounds 3 -dispatch 0 \
+		$(if $(VS),-vs-bin $(VS)) $(if $(PROFILE),-server-profile $(PROFILE))
 
 # The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and two PostgreSQL
 # replicas sharing one database (fresh databases on the make postgres server, dropped at the

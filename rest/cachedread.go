@@ -66,19 +66,26 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 		key += "\x00w=" + strconv.FormatInt(n, 10)
 		expires = time.Unix(0, (n+1)*int64(rd.window))
 	}
-	sum := sha256.Sum256([]byte(key))
-	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	// On a hit the page carries its tag; the key is hashed only to build one or to answer
+	// a conditional request for a body not in the cache.
+	p, cached := s.pages.get(key, now)
+	etag := ""
+	if cached {
+		etag = strings.TrimPrefix(p.etag, "W/")
+	} else {
+		sum := sha256.Sum256([]byte(key))
+		etag = `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+	}
 	// A tag the client holds was issued for this very key, so it matches without building
 	// the body; "*" matches only a resource that exists (RFC 9110 13.1.2), which the build
 	// finds out (a missing or invisible message stays a 404).
 	inm := r.Header.Get("If-None-Match")
-	if etagMatches(inm, etag) && !strings.Contains(inm, "*") {
+	if inm != "" && etagMatches(inm, etag) && !strings.Contains(inm, "*") {
 		w.Header().Set("ETag", "W/"+etag)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	p, ok := s.pages.get(key, now)
-	if !ok {
+	if !cached {
 		body, link, err := rd.build()
 		if err != nil {
 			s.Error(w, r, err)
@@ -151,8 +158,8 @@ func writeEncoded(w http.ResponseWriter, body []byte, link string) {
 	if link != "" {
 		h.Set("Link", link)
 	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body))) // known: no chunked framing
+	h["Content-Type"] = headerJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(body))} // known: no chunked framing
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }

@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -18,6 +19,21 @@ type Metrics struct {
 	Registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// series caches each label set's counter and histogram (WithLabelValues hashes the
+	// labels and takes a lock on every call): by seriesKey, of *series.
+	series sync.Map
+}
+
+// seriesKey is one request series' labels.
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// series is the counter and histogram of one seriesKey.
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
 }
 
 // NewMetrics returns a registry with the HTTP metrics and the Go runtime collectors.
@@ -49,7 +65,11 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		// The access log has wrapped w already; one wrapper serves both.
+		ww, ok := w.(middleware.WrapResponseWriter)
+		if !ok {
+			ww = middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		}
 		next.ServeHTTP(ww, r)
 		route := "unmatched"
 		if rc := chi.RouteContext(r.Context()); rc != nil {
@@ -57,7 +77,30 @@ func (m *Metrics) middleware(next http.Handler) http.Handler {
 				route = p
 			}
 		}
-		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(ww.Status())).Inc()
-		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+		m.observe(seriesKey{route, r.Method, ww.Status()}, time.Since(start))
 	})
 }
+
+// observe counts one request of series k that took d.
+func (m *Metrics) observe(k seriesKey, d time.Duration) {
+	v, ok := m.series.Load(k)
+	if !ok {
+		if !cachedMethods[k.method] { // any text a client sends: not kept here
+			m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)).Inc()
+			m.latency.WithLabelValues(k.route, k.method).Observe(d.Seconds())
+			return
+		}
+		// Bounded: routes are patterns, the methods those below, statuses few.
+		v, _ = m.series.LoadOrStore(k, &series{
+			requests: m.requests.WithLabelValues(k.route, k.method, strconv.Itoa(k.status)),
+			latency:  m.latency.WithLabelValues(k.route, k.method),
+		})
+	}
+	s := v.(*series)
+	s.requests.Inc()
+	s.latency.Observe(d.Seconds())
+}
+
+// cachedMethods are the methods whose series observe keeps.
+var cachedMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodPost: true,
+	http.MethodPut: true, http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true}

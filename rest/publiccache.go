@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // publicCacheBytes is the budget of each public API's cache of encoded bodies (search
@@ -41,6 +42,11 @@ func (a *publicAPI) writeBody(w http.ResponseWriter, r *http.Request, body []byt
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = headerJSON
+	// Known length: no chunked framing (bodies above 2 KB were chunked), one write fewer.
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	_, _ = w.Write(body)
 }
+
+// headerJSON is the Content-Type of JSON bodies, shared by every response that assigns it.
+var headerJSON = []string{"application/json"}

@@ -39,6 +39,9 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	rd    *stmtReader // reads through cached prepared statements
+	// tokens caches verified API tokens while SQLite's data_version says nothing was
+	// committed since (see authversion.go); nil on PostgreSQL.
+	tokens *tokenCache
 	// synchronous is the writer's PRAGMA synchronous mode (SynchronousFull or
 	// SynchronousNormal), which writes of throwaway state lower for themselves.
 	synchronous string
@@ -118,6 +121,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
 	}
 	db.rd = newStmtReader(db.read, true)
+	db.tokens = newTokenCache(dsn("query_only(1)"))
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
@@ -220,6 +224,7 @@ func prepareFiles(path string) error {
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.rd.close()
+	db.tokens.close()
 	if db.read == db.write {
 		return db.write.Close()
 	}

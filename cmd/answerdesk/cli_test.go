@@ -62,6 +62,8 @@ func TestCommandLineBehaves(t *testing.T) {
 		{"serve_trusted_proxy", []string{"serve", "--trusted-proxy", "nope"}, 2, "", "--trusted-proxy", ""},
 		{"serve_duration", []string{"serve", "--shutdown-timeout", "0s"}, 2, "", "--shutdown-timeout", ""},
 		{"serve_feature", []string{"serve", "--feature", "teleport"}, 2, "", "--feature", ""},
+		{"serve_pprof_addr_not_loopback", []string{"serve", "--pprof-addr", "0.0.0.0:6060"}, 2, "", "--pprof-addr \"0.0.0.0:6060\": want a loopback address", ""},
+		{"serve_pprof_addr_no_port", []string{"serve", "--pprof-addr", "127.0.0.1"}, 2, "", "--pprof-addr", ""},
 		{"bad_number_value", []string{"serve", "--public-rate-limit", "lots"}, 2, "", "--public-rate-limit: not a number", ""},
 		{"error_printed_once_without_prefix_repeat", []string{"token", "create", "--db", db, "--user", "ghost@example.com"}, 1, "", "answerdesk: no user with email", "answerdesk: answerdesk:"},
 		{"validation_error_not_repeated", []string{"user", "create", "--db", db, "--email", "x@example.com", "--password-stdin"}, 1, "", "password: must be at least 8 characters", "(password must"},

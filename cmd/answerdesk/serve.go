@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/netip"
 	"net/url"
 	"os"
@@ -23,6 +25,7 @@ import (
 	"github.com/answerdesk/answerdesk/demo"
 	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/app"
+	"github.com/answerdesk/answerdesk/internal/logbuf"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -41,6 +44,7 @@ type serveConfig struct {
 	publicRateLimit      int
 	metricsToken         string
 	metricsAddr          string
+	pprofAddr            string
 	signingKeyFile       string
 	audioRetention       time.Duration
 	recordingRetention   time.Duration
@@ -54,6 +58,12 @@ type serveConfig struct {
 	smtp                 dispatch.SMTPConfig
 	twilio               dispatch.TwilioConfig
 }
+
+// The serve log's buffer: its size and how long a line may wait in it.
+const (
+	logBufferSize    = 64 << 10
+	logFlushInterval = 100 * time.Millisecond
+)
 
 // knownFeatures are the names --feature accepts.
 var knownFeatures = []string{answerdesk.FeatureAIOutboundCall}
@@ -76,6 +86,7 @@ Production guide: /docs/deployment.`, out)
 	fs.IntVar(&cfg.publicRateLimit, "public-rate-limit", 60, "public API requests per minute per client (0: no limit)")
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
+	fs.StringVar(&cfg.pprofAddr, "pprof-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (off when empty; for measuring, never public)")
 	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
@@ -107,7 +118,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	logger := newLogger(stderr, cfg.logFormat)
+	// The log (one access-log line per request) is written in batches: a SIGKILL loses at
+	// most logFlushInterval of lines, warnings and errors are written at once, and the
+	// return below writes the rest (docs: operations, "Logs").
+	logw := logbuf.New(stderr, logBufferSize, logFlushInterval)
+	defer logw.Close()
+	logger := newLogger(logw, cfg.logFormat)
+	logger = slog.New(logbuf.FlushHandler{Handler: logger.Handler(), W: logw, Level: slog.LevelWarn})
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -195,7 +212,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		go func() { serveErr <- metricsServer.Serve(mln) }()
 		logger.Info("serving metrics", "addr", mln.Addr().String())
 	}
+	if cfg.pprofAddr != "" {
+		pln, err := net.Listen("tcp", cfg.pprofAddr)
+		if err != nil {
+			m.Shutdown(context.Background())
+			_ = httpServer.Close()
+			return fmt.Errorf("listen on --pprof-addr %s: %w", cfg.pprofAddr, err)
+		}
+		pprofServer := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+		defer pprofServer.Close()
+		go func() { _ = pprofServer.Serve(pln) }() // a profiler that stops is no reason to stop serving
+		logger.Info("serving pprof", "addr", pln.Addr().String())
+	}
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
+	_ = logw.Flush() // whoever waits for the server to listen reads this line now
 
 	select {
 	case err := <-serveErr:
@@ -387,6 +417,9 @@ func (cfg *serveConfig) validate() error {
 			return bad(d.name, d.v, "want a date YYYY-MM-DD")
 		}
 	}
+	if cfg.pprofAddr != "" && !loopbackAddr(cfg.pprofAddr) {
+		return bad("pprof-addr", cfg.pprofAddr, "want a loopback address such as 127.0.0.1:6060 or [::1]:6060: profiles show the process's internals")
+	}
 	if cfg.contentDir != "" {
 		if info, err := os.Stat(cfg.contentDir); err != nil || !info.IsDir() {
 			return bad("content", cfg.contentDir, "want an existing directory")
@@ -444,4 +477,29 @@ Nothing can use it until it has an account, a user and a token. In another termi
 
 `, cfg.baseURL, dbArg)
 	return nil
+}
+
+// pprofMux serves net/http/pprof's handlers, registered here rather than on
+// http.DefaultServeMux so that no other listener serves them by accident.
+func pprofMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// loopbackAddr reports whether addr is host:port with a loopback IP (or localhost) host.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

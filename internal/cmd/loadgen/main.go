@@ -110,10 +110,18 @@ type config struct {
 	concurrency int
 	keep        bool
 	cpuProfile  string
-	http        bool   // run the HTTP read scenarios
-	wrk         string // path of wrk: measure with it against references (wrk.go)
-	rounds      int    // alternating wrk rounds per case
-	only        string // with wrk: only the cases whose name contains this
+	// serverProfile: with -wrk, a directory for CPU profiles of the server (one per case,
+	// taken during its first measured round through serve --pprof-addr); pprofAddr is that
+	// address, chosen at start.
+	serverProfile string
+	pprofAddr     string
+	// vsBin: with -wrk, another answerdesk binary (say, the previous build) measured in the
+	// same alternating rounds on the same database, for a before/after under the same load.
+	vsBin  string
+	http   bool   // run the HTTP read scenarios
+	wrk    string // path of wrk: measure with it against references (wrk.go)
+	rounds int    // alternating wrk rounds per case
+	only   string // with wrk: only the cases whose name contains this
 
 	dispatch            int // messages of the dispatch scenario; 0 skips it
 	dispatchConcurrency int
@@ -141,6 +149,8 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&cfg.concurrency, "concurrency", 16, "concurrent workers (and keep-alive connections)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the load generator (not the server) to this file")
+	fs.StringVar(&cfg.serverProfile, "server-profile", "", "with -wrk: write a CPU profile of the server (serve --pprof-addr) during each endpoint's first round to this directory")
+	fs.StringVar(&cfg.vsBin, "vs-bin", "", "with -wrk: also measure this other answerdesk binary (e.g. the previous build) in the same alternating rounds, on the same database")
 	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
 	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the issue 18 table with wrk, alternating answerdesk and references (see wrk.go)")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "with -wrk: alternating rounds per endpoint (medians reported)")
@@ -189,6 +199,10 @@ func parseConfig(args []string) (*config, error) {
 		return nil, errors.New("-replicas above 1 needs -engine postgres: replicas share a PostgreSQL database")
 	case cfg.replicas > 1 && cfg.wrk != "":
 		return nil, errors.New("-wrk measures one server: leave -replicas at 1")
+	case cfg.vsBin != "" && cfg.wrk == "":
+		return nil, errors.New("-vs-bin needs -wrk")
+	case cfg.serverProfile != "" && cfg.wrk == "":
+		return nil, errors.New("-server-profile needs -wrk")
 	case cfg.compare && (cfg.wrk != "" || !cfg.http || cfg.dispatch == 0):
 		return nil, errors.New("-compare runs the reads and the dispatch scenario: no -wrk, -http=false or -dispatch 0")
 	}
@@ -295,7 +309,14 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 
 	client := newClient(cfg.concurrency)
 	// No public rate limit: the load would be 429s after the first minute's 60 requests.
-	servers, err := startCluster(ctx, cfg, dsn, "--public-rate-limit", "0")
+	extra := []string{"--public-rate-limit", "0"}
+	if cfg.serverProfile != "" {
+		if cfg.pprofAddr, err = freeLoopbackAddr(); err != nil {
+			return err
+		}
+		extra = append(extra, "--pprof-addr", cfg.pprofAddr)
+	}
+	servers, err := startCluster(ctx, cfg, dsn, extra...)
 	if err != nil {
 		return err
 	}
@@ -309,7 +330,20 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 	fmt.Printf("%s, %d server(s): %s\n", cfg.engine, len(bases), strings.Join(bases, " "))
 
 	if cfg.wrk != "" {
-		return runWrk(ctx, cfg, client, dir, bases[0], fx.token, fx.messageID, servers[0].cmd.Process.Pid)
+		vsURL := ""
+		if cfg.vsBin != "" {
+			vs, err := startServer(ctx, cfg.vsBin, dsn, nil, "--public-rate-limit", "0")
+			if err != nil {
+				return fmt.Errorf("-vs-bin: %w", err)
+			}
+			defer vs.stop()
+			vsURL = "http://" + vs.addr
+			if err := waitReady(ctx, client, vsURL+"/readyz"); err != nil {
+				return fmt.Errorf("-vs-bin: %w", err)
+			}
+			fmt.Printf("-vs-bin %s: %s\n", cfg.vsBin, vsURL)
+		}
+		return runWrk(ctx, cfg, client, dir, bases[0], vsURL, fx.token, fx.messageID, servers[0].cmd.Process.Pid)
 	}
 	listPath := "/api/v2/messages?page_size=50"
 	ceilingURL := ""
@@ -909,4 +943,14 @@ func verdict(ok bool) string {
 		return "OK"
 	}
 	return "MISSED"
+}
+
+// freeLoopbackAddr returns a loopback address with a port free a moment ago.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
 }

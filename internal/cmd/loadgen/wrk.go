@@ -54,11 +54,12 @@ func wrkCases(messageID int64) []wrkCase {
 }
 
 // runWrk runs every case against the server at serverURL, each with its own reference.
-func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverURL, token string, messageID int64, serverPID int) error {
+// With vsURL (-vs-bin), each round also loads that other server with the same request.
+func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverURL, vsURL, token string, messageID int64, serverPID int) error {
 	idle := rssKB(serverPID, "VmRSS")
 	type row struct {
-		c        wrkCase
-		srv, ref []wrkRun
+		c            wrkCase
+		srv, ref, vs []wrkRun
 	}
 	var rows []row
 	for _, c := range wrkCases(messageID) {
@@ -67,21 +68,28 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 		}
 		srvScript, refURL := filepath.Join(dir, "srv.lua"), ""
 		var stopRef func()
+		vsScript := filepath.Join(dir, "vs.lua")
 		switch {
 		case c.mcp != "":
-			session, err := mcpSession(ctx, client, serverURL+c.path)
-			if err != nil {
-				return err
-			}
-			if err := writeLua(srvScript, "POST", c.mcp, map[string]string{"Content-Type": "application/json",
-				"Accept": "application/json, text/event-stream", "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}); err != nil {
-				return err
+			for _, s := range []struct{ url, script string }{{serverURL, srvScript}, {vsURL, vsScript}} {
+				if s.url == "" {
+					continue
+				}
+				session, err := mcpSession(ctx, client, s.url+c.path)
+				if err != nil {
+					return err
+				}
+				if err := writeLua(s.script, "POST", c.mcp, map[string]string{"Content-Type": "application/json",
+					"Accept": "application/json, text/event-stream", "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}); err != nil {
+					return err
+				}
 			}
 			refURL = serverURL + c.refREST
 		default:
 			if err := writeLua(srvScript, "GET", "", map[string]string{"Authorization": "Bearer " + token}); err != nil {
 				return err
 			}
+			vsScript = srvScript
 			ceiling, err := startCeiling(ctx, client, dir, serverURL+c.path, token)
 			if err != nil {
 				return err
@@ -93,8 +101,18 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 			return err
 		}
 		r := row{c: c}
-		for range cfg.rounds {
+		for round := range cfg.rounds {
+			var profiled chan error
+			if round == 0 && cfg.serverProfile != "" {
+				profiled = make(chan error, 1)
+				go func() { profiled <- serverProfile(ctx, cfg, c.name) }()
+			}
 			s, err := wrk(ctx, cfg, srvScript, serverURL+c.path)
+			if profiled != nil {
+				if perr := <-profiled; perr != nil {
+					fmt.Fprintln(os.Stderr, "loadgen:", perr)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -103,6 +121,13 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 				return err
 			}
 			r.srv, r.ref = append(r.srv, s), append(r.ref, f)
+			if vsURL != "" {
+				v, err := wrk(ctx, cfg, vsScript, vsURL+c.path)
+				if err != nil {
+					return err
+				}
+				r.vs = append(r.vs, v)
+			}
 		}
 		if stopRef != nil {
 			stopRef()
@@ -129,6 +154,18 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if vsURL != "" {
+		fmt.Printf("\n-vs-bin %s in the same rounds (its share of the same reference; MCP: of this binary's REST read):\n", cfg.vsBin)
+		tw := tabwriter.NewWriter(os.Stdout, 2, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "endpoint\tthis req/s\tvs-bin req/s\tp99\tvs-bin share\tthis / vs-bin\t")
+		for _, r := range rows {
+			s, f, v := median(r.srv), median(r.ref), median(r.vs)
+			fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%.1f%%\t%.2f\t\n", r.c.name, s.rate, v.rate, ms(v.p99), 100*v.rate/f.rate, s.rate/v.rate)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Printf("answerdesk RSS: idle %d MB (target <= 80), peak under the load %d MB (target <= 150)\n", idle/1024, loaded/1024)
 	return nil
@@ -246,4 +283,29 @@ func rssKB(pid int, field string) int {
 		}
 	}
 	return 0
+}
+
+// serverProfile fetches a CPU profile of the server covering most of one wrk run and writes
+// it to cfg.serverProfile, named after the case.
+func serverProfile(ctx context.Context, cfg *config, name string) error {
+	secs := max(1, int(cfg.duration.Seconds())-1)
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", cfg.pprofAddr, secs)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("server profile: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("server profile: %s %v", resp.Status, err)
+	}
+	file := strings.Trim(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(name, "-"), "-") + ".pprof"
+	if err := os.MkdirAll(cfg.serverProfile, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.serverProfile, file), b, 0o644)
 }
