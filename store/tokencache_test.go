@@ -84,9 +84,7 @@ func TestTokenCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := SeedMessages(ctx, other, "1001", 1, 1, now); err != nil {
-		t.Fatal(err)
-	}
+	insertTestMessages(t, other, "1001", 1, 1, now)
 	if cachedNow() {
 		t.Fatal("cached entry still served after another handle's commit")
 	}
