@@ -98,6 +98,22 @@ type (
 	}
 )
 
+// oneResult is the body of a result that is one item (or the error): REST's writeOne.
+func oneResult(v any, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return dataBody{Data: v}, nil
+}
+
+// pageResult is the body of a result that is a page of a list (or the error): REST's writeList.
+func pageResult[T any](list []T, meta answerdesk.PageMeta, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return listBody{Data: list, Meta: meta}, nil
+}
+
 // accountCall is the work of one tool: read the arguments, call one service method with
 // the caller, and return the answer's body.
 type accountCall func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error)
@@ -324,11 +340,7 @@ func (a *accountTools) listMessages() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.Messages.FindMessages(ctx, c, q)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.Messages.FindMessages(ctx, c, q))
 		})}
 }
 
@@ -350,11 +362,7 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, err := a.svc.Messages.RecentMessages(ctx, c, limit)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: list}, nil
+			return oneResult(a.svc.Messages.RecentMessages(ctx, c, limit))
 		})}
 }
 
@@ -367,11 +375,7 @@ func (a *accountTools) idTool(idArg mcpgo.ToolOption, name, description string, 
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			v, err := do(ctx, c, id)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: v}, nil
+			return oneResult(do(ctx, c, id))
 		})}
 }
 
@@ -447,11 +451,7 @@ func (a *accountTools) createMessage() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			m, err := a.svc.Messages.CreateMessage(ctx, c, req)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: m}, nil
+			return oneResult(a.svc.Messages.CreateMessage(ctx, c, req))
 		})}
 }
 
@@ -522,33 +522,20 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.Recordings.FindCallRecordings(ctx, c, q)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.Recordings.FindCallRecordings(ctx, c, q))
 		})}
 }
 
 func (a *accountTools) getCallRecording() server.ServerTool {
-	opts := append(readOnly("Get a call recording"),
-		mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
-		accountOutput[oneOf[answerdesk.CallRecording]]("The recording with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention."))
-	tool := toolDef("get_call_recording",
+	return a.idTool(mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
+		"get_call_recording",
 		"Get one call recording by id, as GET /api/v2/call-recordings/{id}: the call detail record and a signed audio URL valid 15 minutes. "+
-			"A recording of an account you cannot see is not found. "+recordingScope, opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("get_call_recording", []string{"id"},
-		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			id := p.id("id")
-			if err := p.err(); err != nil {
-				return nil, err
-			}
-			r, err := a.svc.Recordings.FindCallRecording(ctx, c, id)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: r}, nil
-		})}
+			"A recording of an account you cannot see is not found. "+recordingScope,
+		append(readOnly("Get a call recording"),
+			accountOutput[oneOf[answerdesk.CallRecording]]("The recording with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention.")),
+		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
+			return a.svc.Recordings.FindCallRecording(ctx, c, id)
+		})
 }
 
 // --- To Dos ---
@@ -597,11 +584,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.ToDos.FindToDos(ctx, c, f)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.ToDos.FindToDos(ctx, c, f))
 		})}
 }
 
@@ -643,11 +626,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			t, err := a.svc.ToDos.CreateToDo(ctx, c, req)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: t}, nil
+			return oneResult(a.svc.ToDos.CreateToDo(ctx, c, req))
 		})}
 }
 
@@ -734,11 +713,7 @@ func (a *accountTools) updateToDo() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			t, err := a.svc.ToDos.UpdateToDo(ctx, c, id, patch)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: t}, nil
+			return oneResult(a.svc.ToDos.UpdateToDo(ctx, c, id, patch))
 		})}
 }
 
@@ -759,10 +734,6 @@ func (a *accountTools) listToDoDeliveries() server.ServerTool {
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg))
 		})}
 }
