@@ -122,8 +122,15 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	serveBody(s, w, r, parseMessageBody, s.Messages.CreateMessage)
 }
 
-// parseMessageBody reads the body of POST /api/v2/messages, the message wrapped in an
-// object (messageCreateBody is its schema), and parses the message.
+// messageCreateBody is the schema of the body of POST /api/v2/messages in the API
+// reference: the message wrapped in an object, which parseMessageBody unwraps.
+type messageCreateBody struct {
+	Message answerdesk.MessageCreateRequest `json:"message"`
+}
+
+// parseMessageBody reads the body of POST /api/v2/messages (messageCreateBody) and parses
+// the message. The message is kept raw for answerdesk.ParseMessageCreate, the parser
+// create_message uses too, so both refuse a message that is not an object alike.
 func parseMessageBody(body []byte) (*answerdesk.MessageCreate, error) {
 	var in struct {
 		Message json.RawMessage `json:"message"` // null included: ParseMessageCreate refuses it
