@@ -98,6 +98,22 @@ type (
 	}
 )
 
+// oneResult is the body of a result that is one item (or the error): REST's writeOne.
+func oneResult(v any, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return dataBody{Data: v}, nil
+}
+
+// pageResult is the body of a result that is a page of a list (or the error): REST's writeList.
+func pageResult[T any](list []T, meta answerdesk.PageMeta, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return listBody{Data: list, Meta: meta}, nil
+}
+
 // accountCall is the work of one tool: read the arguments, call one service method with
 // the caller, and return the answer's body.
 type accountCall func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error)
@@ -324,11 +340,7 @@ func (a *accountTools) listMessages() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.Messages.FindMessages(ctx, c, q)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.Messages.FindMessages(ctx, c, q))
 		})}
 }
 
@@ -350,16 +362,15 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, err := a.svc.Messages.RecentMessages(ctx, c, limit)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: list}, nil
+			return oneResult(a.svc.Messages.RecentMessages(ctx, c, limit))
 		})}
 }
 
+// idCall is a service method on one item, named by its id.
+type idCall[T any] func(ctx context.Context, c *answerdesk.Caller, id string) (T, error)
+
 // idTool is a tool that takes one id (described by idArg) and calls one service method.
-func (a *accountTools) idTool(idArg mcpgo.ToolOption, name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
+func idTool[T any](a *accountTools, idArg mcpgo.ToolOption, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
 	opts = append(opts, idArg)
 	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
@@ -367,37 +378,29 @@ func (a *accountTools) idTool(idArg mcpgo.ToolOption, name, description string, 
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			v, err := do(ctx, c, id)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: v}, nil
+			return oneResult(do(ctx, c, id))
 		})}
 }
 
 // messageTool is a tool that takes a message id and calls one message service method.
-func (a *accountTools) messageTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
-	return a.idTool(messageIDArg, name, description, opts, do)
+func messageTool[T any](a *accountTools, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
+	return idTool(a, messageIDArg, name, description, opts, do)
 }
 
 func (a *accountTools) getMessage() server.ServerTool {
-	return a.messageTool("get_message",
+	return messageTool(a, "get_message",
 		"Get one message by its integer id or its uuid, with every field, as GET /api/v2/messages/{id}. "+
 			"A message of an account you cannot see is not found. Needs the messages:read scope.",
 		append(readOnly("Get a message"), accountOutput[oneOf[answerdesk.Message]]("The message.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.Messages.FindMessage(ctx, c, id)
-		})
+		a.svc.Messages.FindMessage)
 }
 
 func (a *accountTools) getMessageCallRecording() server.ServerTool {
-	return a.messageTool("get_message_call_recording",
+	return messageTool(a, "get_message_call_recording",
 		"Get the recording of a message's call, as GET /api/v2/messages/{id}/call-recording: the call detail record and a signed audio URL (valid 15 minutes). "+
 			"Not found when the message did not come from a recorded call. Needs the messages:read and recordings:read scopes.",
 		append(readOnly("Recording of a message's call"), accountOutput[oneOf[answerdesk.CallRecording]]("The recording of the message's call.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.Recordings.FindMessageCallRecording(ctx, c, id)
-		})
+		a.svc.Recordings.FindMessageCallRecording)
 }
 
 // messageStringArgs describes the optional string fields of create_message: the
@@ -447,26 +450,20 @@ func (a *accountTools) createMessage() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			m, err := a.svc.Messages.CreateMessage(ctx, c, req)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: m}, nil
+			return oneResult(a.svc.Messages.CreateMessage(ctx, c, req))
 		})}
 }
 
 func (a *accountTools) acknowledgeMessage() server.ServerTool {
-	return a.messageTool("acknowledge_message",
+	return messageTool(a, "acknowledge_message",
 		"Acknowledge a message, as PATCH /api/v2/messages/{id}/acknowledge: its status becomes acknowledged, acknowledged_at is set, and its escalation to further on-call contacts stops. "+
 			"Acknowledging again changes nothing. Needs the messages:write scope.",
 		append(writes("Acknowledge a message", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.Messages.AcknowledgeMessage(ctx, c, id)
-		})
+		a.svc.Messages.AcknowledgeMessage)
 }
 
 func (a *accountTools) markMessageRead() server.ServerTool {
-	return a.messageTool("mark_message_read",
+	return messageTool(a, "mark_message_read",
 		"Mark a message read (read: true), as PATCH /api/v2/messages/{id}/mark-as-read. Marking a read message read changes nothing. Needs the messages:write scope.",
 		append(writes("Mark a message read", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
 		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
@@ -475,7 +472,7 @@ func (a *accountTools) markMessageRead() server.ServerTool {
 }
 
 func (a *accountTools) markMessageUnread() server.ServerTool {
-	return a.messageTool("mark_message_unread",
+	return messageTool(a, "mark_message_unread",
 		"Mark a message unread (read: false), as PATCH /api/v2/messages/{id}/mark-as-unread. Marking an unread message unread changes nothing. Needs the messages:write scope.",
 		append(writes("Mark a message unread", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
 		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
@@ -522,33 +519,18 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.Recordings.FindCallRecordings(ctx, c, q)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.Recordings.FindCallRecordings(ctx, c, q))
 		})}
 }
 
 func (a *accountTools) getCallRecording() server.ServerTool {
-	opts := append(readOnly("Get a call recording"),
-		mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
-		accountOutput[oneOf[answerdesk.CallRecording]]("The recording with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention."))
-	tool := toolDef("get_call_recording",
+	return idTool(a, mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
+		"get_call_recording",
 		"Get one call recording by id, as GET /api/v2/call-recordings/{id}: the call detail record and a signed audio URL valid 15 minutes. "+
-			"A recording of an account you cannot see is not found. "+recordingScope, opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("get_call_recording", []string{"id"},
-		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			id := p.id("id")
-			if err := p.err(); err != nil {
-				return nil, err
-			}
-			r, err := a.svc.Recordings.FindCallRecording(ctx, c, id)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: r}, nil
-		})}
+			"A recording of an account you cannot see is not found. "+recordingScope,
+		append(readOnly("Get a call recording"),
+			accountOutput[oneOf[answerdesk.CallRecording]]("The recording with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention.")),
+		a.svc.Recordings.FindCallRecording)
 }
 
 // --- To Dos ---
@@ -597,11 +579,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.ToDos.FindToDos(ctx, c, f)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.ToDos.FindToDos(ctx, c, f))
 		})}
 }
 
@@ -643,11 +621,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			t, err := a.svc.ToDos.CreateToDo(ctx, c, req)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: t}, nil
+			return oneResult(a.svc.ToDos.CreateToDo(ctx, c, req))
 		})}
 }
 
@@ -656,50 +630,42 @@ var toDoIDArg = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1),
 	mcpgo.Description("The To Do's integer id (e.g. \"42\"), as list_to_dos and create_to_do return it."))
 
 // toDoTool is a tool that takes a To Do id and calls one To Do service method.
-func (a *accountTools) toDoTool(name, description string, opts []mcpgo.ToolOption, do func(ctx context.Context, c *answerdesk.Caller, id string) (any, error)) server.ServerTool {
-	return a.idTool(toDoIDArg, name, description, opts, do)
+func toDoTool[T any](a *accountTools, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
+	return idTool(a, toDoIDArg, name, description, opts, do)
 }
 
 func (a *accountTools) getToDo() server.ServerTool {
-	return a.toDoTool("get_to_do",
+	return toDoTool(a, "get_to_do",
 		"Get one To Do by id, as GET /api/v2/to-dos/{id}: its state (active, paused, completed, cancelled), delivery fields, schedule with next_occurrence and the next five occurrences (schedule.upcoming), and last_delivery. "+
 			"A To Do of an account you cannot see is not found. Needs the todos:read scope.",
 		append(readOnly("Get a To Do"), accountOutput[oneOf[answerdesk.ToDo]]("The To Do.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.ToDos.FindToDo(ctx, c, id)
-		})
+		a.svc.ToDos.FindToDo)
 }
 
 func (a *accountTools) pauseToDo() server.ServerTool {
-	return a.toDoTool("pause_to_do",
+	return toDoTool(a, "pause_to_do",
 		"Pause a To Do, as PATCH /api/v2/to-dos/{id}/pause: nothing is sent while it is paused (an occurrence already being sent finishes) and next_occurrence is null. "+
 			"Pausing a paused To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
 		append(writes("Pause a To Do", true), accountOutput[oneOf[answerdesk.ToDo]]("The To Do, now paused.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.ToDos.PauseToDo(ctx, c, id)
-		})
+		a.svc.ToDos.PauseToDo)
 }
 
 func (a *accountTools) resumeToDo() server.ServerTool {
-	return a.toDoTool("resume_to_do",
+	return toDoTool(a, "resume_to_do",
 		"Resume a paused To Do, as PATCH /api/v2/to-dos/{id}/resume: it continues from its next occurrence after now; occurrences missed while it was paused are not sent. "+
 			"A To Do whose schedule has ended meanwhile becomes completed. Resuming an active To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
 		append(writes("Resume a To Do", true), mcpgo.WithOpenWorldHintAnnotation(true),
 			accountOutput[oneOf[answerdesk.ToDo]]("The To Do, active again (or completed when nothing is left).")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.ToDos.ResumeToDo(ctx, c, id)
-		})
+		a.svc.ToDos.ResumeToDo)
 }
 
 func (a *accountTools) cancelToDo() server.ServerTool {
-	return a.toDoTool("cancel_to_do",
+	return toDoTool(a, "cancel_to_do",
 		"Cancel a To Do for good, as DELETE /api/v2/to-dos/{id}: nothing more is ever sent (an occurrence already being sent finishes), state becomes cancelled and next_occurrence null. "+
 			"It cannot be resumed or changed afterwards, but stays readable with its deliveries. Cancelling again changes nothing. Needs the todos:write scope.",
 		append(writes("Cancel a To Do", true), mcpgo.WithDestructiveHintAnnotation(true),
 			accountOutput[oneOf[answerdesk.ToDo]]("The To Do, now cancelled.")),
-		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
-			return a.svc.ToDos.CancelToDo(ctx, c, id)
-		})
+		a.svc.ToDos.CancelToDo)
 }
 
 func (a *accountTools) updateToDo() server.ServerTool {
@@ -734,11 +700,7 @@ func (a *accountTools) updateToDo() server.ServerTool {
 			if err != nil {
 				return nil, err
 			}
-			t, err := a.svc.ToDos.UpdateToDo(ctx, c, id, patch)
-			if err != nil {
-				return nil, err
-			}
-			return dataBody{Data: t}, nil
+			return oneResult(a.svc.ToDos.UpdateToDo(ctx, c, id, patch))
 		})}
 }
 
@@ -759,10 +721,6 @@ func (a *accountTools) listToDoDeliveries() server.ServerTool {
 			if err := p.err(); err != nil {
 				return nil, err
 			}
-			list, meta, err := a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg)
-			if err != nil {
-				return nil, err
-			}
-			return listBody{Data: list, Meta: meta}, nil
+			return pageResult(a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg))
 		})}
 }

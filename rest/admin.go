@@ -21,29 +21,21 @@ func pathParam(r *http.Request, name string) string {
 	return v
 }
 
-// decodeBody reads the request body into v (see answerdesk.DecodeJSONObject).
-func decodeBody(r *http.Request, v any) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
+// requireAdmin writes the error and returns false unless the caller is an admin. It comes
+// before the body is read, so a non-admin learns nothing about what a valid request would
+// be.
+func (s *Server) requireAdmin(w http.ResponseWriter, r *http.Request) bool {
+	if err := caller(r).RequireAdmin(); err != nil {
+		s.Error(w, r, err)
+		return false
 	}
-	return answerdesk.DecodeJSONObject(body, v)
+	return true
 }
 
 func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) {
-	// The admin check comes before the body is looked at, so a non-admin learns nothing
-	// about what a valid request would be.
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, decode[answerdesk.AccountCreate], s.Admin.CreateAccount)
 	}
-	var in answerdesk.AccountCreate
-	if err := decodeBody(r, &in); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	a, err := s.Admin.CreateAccount(r.Context(), caller(r), &in)
-	s.writeOne(w, r, a, err)
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
@@ -52,17 +44,9 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request) {
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, decode[answerdesk.AccountUpdate], at(chi.URLParam(r, "number"), s.Admin.UpdateAccount))
 	}
-	var in answerdesk.AccountUpdate
-	if err := decodeBody(r, &in); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	a, err := s.Admin.UpdateAccount(r.Context(), caller(r), chi.URLParam(r, "number"), &in)
-	s.writeOne(w, r, a, err)
 }
 
 // The bodies of the additions to an account's lists: one required string each.
@@ -82,30 +66,25 @@ func (b *smsNumberBody) value() answerdesk.Opt[string]     { return b.Number }
 func (b *sendingDomainBody) value() answerdesk.Opt[string] { return b.Domain }
 func (b *blacklistBody) value() answerdesk.Opt[string]     { return b.Email }
 
-// bodyField decodes body, one of the list bodies, and returns its property, name; a
-// missing or empty one is a 422.
-func (s *Server) bodyField(w http.ResponseWriter, r *http.Request, name string, body interface{ value() answerdesk.Opt[string] }) (string, bool) {
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return "", false
+// listEntry is the parser of body, one of the list bodies, whose property, name, is
+// required: a missing or empty one is a 422.
+func listEntry(name string, body interface{ value() answerdesk.Opt[string] }) func([]byte) (string, error) {
+	return func(b []byte) (string, error) {
+		if err := answerdesk.DecodeJSONObject(b, body); err != nil {
+			return "", err
+		}
+		if v := body.value(); v.Value != "" {
+			return v.Value, nil
+		}
+		var ve answerdesk.ValidationErrors
+		ve.Add(name, "is required")
+		return "", ve.Err()
 	}
-	if err := decodeBody(r, body); err != nil {
-		s.Error(w, r, err)
-		return "", false
-	}
-	if v := body.value(); v.Value != "" {
-		return v.Value, true
-	}
-	var ve answerdesk.ValidationErrors
-	ve.Add(name, "is required")
-	s.Error(w, r, ve.Err())
-	return "", false
 }
 
 func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
-	if n, ok := s.bodyField(w, r, "number", &smsNumberBody{}); ok {
-		a, err := s.Admin.AddSMSNumber(r.Context(), caller(r), chi.URLParam(r, "number"), n)
-		s.writeOne(w, r, a, err)
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, listEntry("number", &smsNumberBody{}), at(chi.URLParam(r, "number"), s.Admin.AddSMSNumber))
 	}
 }
 
@@ -115,9 +94,8 @@ func (s *Server) removeSMSNumber(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addSendingDomain(w http.ResponseWriter, r *http.Request) {
-	if d, ok := s.bodyField(w, r, "domain", &sendingDomainBody{}); ok {
-		a, err := s.Admin.AddSendingDomain(r.Context(), caller(r), chi.URLParam(r, "number"), d)
-		s.writeOne(w, r, a, err)
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, listEntry("domain", &sendingDomainBody{}), at(chi.URLParam(r, "number"), s.Admin.AddSendingDomain))
 	}
 }
 
@@ -127,9 +105,8 @@ func (s *Server) removeSendingDomain(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
-	if e, ok := s.bodyField(w, r, "email", &blacklistBody{}); ok {
-		b, err := s.Admin.AddBlacklistedEmail(r.Context(), caller(r), chi.URLParam(r, "number"), e)
-		s.writeOne(w, r, b, err)
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, listEntry("email", &blacklistBody{}), at(chi.URLParam(r, "number"), s.Admin.AddBlacklistedEmail))
 	}
 }
 
@@ -139,25 +116,15 @@ func (s *Server) removeBlacklistedEmail(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return
+	if s.requireAdmin(w, r) {
+		servePage(s, w, r, answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize, s.Admin.FindUsers)
 	}
-	servePage(s, w, r, answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize, s.Admin.FindUsers)
 }
 
 func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, decode[answerdesk.UserCreate], s.Admin.CreateUser)
 	}
-	var in answerdesk.UserCreate
-	if err := decodeBody(r, &in); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	u, err := s.Admin.CreateUser(r.Context(), caller(r), &in)
-	s.writeOne(w, r, u, err)
 }
 
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
@@ -166,15 +133,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {
-	if err := caller(r).RequireAdmin(); err != nil {
-		s.Error(w, r, err)
-		return
+	if s.requireAdmin(w, r) {
+		serveBody(s, w, r, decode[answerdesk.UserUpdate], at(pathParam(r, "id"), s.Admin.UpdateUser))
 	}
-	var in answerdesk.UserUpdate
-	if err := decodeBody(r, &in); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	u, err := s.Admin.UpdateUser(r.Context(), caller(r), pathParam(r, "id"), &in)
-	s.writeOne(w, r, u, err)
 }

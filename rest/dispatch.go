@@ -12,18 +12,7 @@ func (s *Server) listOnCallContacts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	in, err := answerdesk.ParseOnCallContactCreate(body)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	c, err := s.Dispatch.CreateOnCallContact(r.Context(), caller(r), in)
-	s.writeOne(w, r, c, err)
+	serveBody(s, w, r, answerdesk.ParseOnCallContactCreate, s.Dispatch.CreateOnCallContact)
 }
 
 func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -118,24 +119,30 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
-	body, err := decodeObject(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
+	serveBody(s, w, r, parseMessageBody, s.Messages.CreateMessage)
+}
+
+// messageCreateBody is the schema of the body of POST /api/v2/messages in the API
+// reference: the message wrapped in an object, which parseMessageBody unwraps.
+type messageCreateBody struct {
+	Message answerdesk.MessageCreateRequest `json:"message"`
+}
+
+// parseMessageBody reads the body of POST /api/v2/messages (messageCreateBody) and parses
+// the message. The message is kept raw for answerdesk.ParseMessageCreate, the parser
+// create_message uses too, so both refuse a message that is not an object alike.
+func parseMessageBody(body []byte) (*answerdesk.MessageCreate, error) {
+	var in struct {
+		Message json.RawMessage `json:"message"` // null included: ParseMessageCreate refuses it
 	}
-	raw, ok := body["message"]
-	if !ok {
-		s.Error(w, r, &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter message: is required",
-			Fields: []answerdesk.FieldError{{Field: "message", Message: "is required: send {\"message\": {...}}"}}})
-		return
+	if err := answerdesk.DecodeJSONObject(body, &in); err != nil {
+		return nil, err
 	}
-	req, err := answerdesk.ParseMessageCreate(raw)
-	if err != nil {
-		s.Error(w, r, err)
-		return
+	if in.Message == nil {
+		return nil, &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter message: is required",
+			Fields: []answerdesk.FieldError{{Field: "message", Message: "is required: send {\"message\": {...}}"}}}
 	}
-	m, err := s.Messages.CreateMessage(r.Context(), caller(r), req)
-	s.writeOne(w, r, m, err)
+	return answerdesk.ParseMessageCreate(in.Message)
 }
 
 func (s *Server) acknowledgeMessage(w http.ResponseWriter, r *http.Request) {

@@ -319,6 +319,7 @@ func TestCreateMessage(t *testing.T) {
 		{"trailing_data", app.Alice.Token, `{"message":{"content":"a"}} {}`, 400, "processing_error", ""},
 		{"missing_message", app.Alice.Token, `{"content":"a"}`, 422, "invalid_parameter", "message"},
 		{"message_not_object", app.Alice.Token, `{"message":"hi"}`, 422, "invalid_parameter", "message"},
+		{"message_null", app.Alice.Token, `{"message":null}`, 422, "invalid_parameter", "message"},
 		{"missing_content", app.Alice.Token, `{"message":{}}`, 422, "invalid_parameter", "content"},
 		{"blank_content", app.Alice.Token, `{"message":{"content":"   "}}`, 422, "invalid_parameter", "content"},
 		{"content_wrong_type", app.Alice.Token, `{"message":{"content":42}}`, 422, "invalid_parameter", "content"},

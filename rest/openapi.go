@@ -120,12 +120,6 @@ var v2Components = []component{
 	{"UserUpdateRequest", reflect.TypeFor[answerdesk.UserUpdate]()},
 }
 
-// messageCreateBody is the body of POST /api/v2/messages, the message wrapped in an object
-// (createMessage unwraps it).
-type messageCreateBody struct {
-	Message answerdesk.MessageCreateRequest `json:"message"`
-}
-
 // v2Enums are the enumerations of v2Components' properties that the domain lists.
 var v2Enums = map[string][]string{
 	"Message.status":           answerdesk.Statuses,

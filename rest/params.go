@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -90,6 +88,41 @@ func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, default
 	s.writeList(w, r, list, meta, err)
 }
 
+// serveBody serves a request with a body: read it, parse it with the domain's parser, hand
+// what the parser gives to call with the caller, and write the result (or the first error).
+// A handler says only its parser and its service method (at binds a path parameter).
+func serveBody[In, Out any](s *Server, w http.ResponseWriter, r *http.Request,
+	parse func([]byte) (In, error), call func(context.Context, *answerdesk.Caller, In) (Out, error)) {
+	body, err := readBody(r)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	in, err := parse(body)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	out, err := call(r.Context(), caller(r), in)
+	s.writeOne(w, r, out, err)
+}
+
+// at binds a service method on one resource to the resource id (a path parameter), for
+// serveBody.
+func at[In, Out any](id string, call func(context.Context, *answerdesk.Caller, string, In) (Out, error)) func(context.Context, *answerdesk.Caller, In) (Out, error) {
+	return func(ctx context.Context, c *answerdesk.Caller, in In) (Out, error) { return call(ctx, c, id, in) }
+}
+
+// decode is the parser of a body that is a request struct as it is: its properties are
+// type-checked (answerdesk.DecodeJSONObject) and the service checks the rest.
+func decode[T any](body []byte) (*T, error) {
+	var in T
+	if err := answerdesk.DecodeJSONObject(body, &in); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
 // readBody reads the whole (size-limited) request body.
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
@@ -101,23 +134,6 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, answerdesk.Errorf(answerdesk.EPROCESSING, "could not read the request body")
 	}
 	return body, nil
-}
-
-// decodeObject reads the request body as one JSON object of raw members.
-func decodeObject(r *http.Request) (map[string]json.RawMessage, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	var obj map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, answerdesk.Errorf(answerdesk.EPROCESSING, "the request body must be a JSON object")
-	}
-	if dec.More() {
-		return nil, answerdesk.Errorf(answerdesk.EPROCESSING, "the request body has data after the JSON object")
-	}
-	return obj, nil
 }
 
 // errPayloadTooLarge is recognised by the error writer's caller in handlers.

@@ -21,18 +21,7 @@ func (s *Server) listToDos(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createToDo(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	req, err := answerdesk.ParseToDoCreate(body)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	t, err := s.ToDos.CreateToDo(r.Context(), caller(r), req)
-	s.writeOne(w, r, t, err)
+	serveBody(s, w, r, answerdesk.ParseToDoCreate, s.ToDos.CreateToDo)
 }
 
 func (s *Server) getToDo(w http.ResponseWriter, r *http.Request) {
@@ -42,18 +31,7 @@ func (s *Server) getToDo(w http.ResponseWriter, r *http.Request) {
 
 // updateToDo is PATCH /api/v2/to-dos/{id}: a partial update.
 func (s *Server) updateToDo(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	p, err := answerdesk.ParseToDoPatch(body)
-	if err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	t, err := s.ToDos.UpdateToDo(r.Context(), caller(r), chi.URLParam(r, "id"), p)
-	s.writeOne(w, r, t, err)
+	serveBody(s, w, r, answerdesk.ParseToDoPatch, at(chi.URLParam(r, "id"), s.ToDos.UpdateToDo))
 }
 
 // toDoAction serves a lifecycle route: pause, resume, or cancel (DELETE).
