@@ -140,14 +140,15 @@ func testSignInSuccessesDoNotCount(t *testing.T, engine string) {
 	i := 0
 	for _, s := range steps {
 		for range s.n {
-			p := signInOn(t, apps[i%len(apps)], email, s.password)
+			replica := i % len(apps)
 			i++
+			p := signInOn(t, apps[replica], email, s.password)
 			got := p.status
 			if got == http.StatusOK && p.url.Path != "/settings/keys" {
 				got = -1
 			}
 			if got != s.want {
-				t.Fatalf("%s: attempt on replica %d answered %d at %s, want %d", s.name, i%len(apps), p.status, p.url.Path, s.want)
+				t.Fatalf("%s: attempt on replica %d answered %d at %s, want %d", s.name, replica, p.status, p.url.Path, s.want)
 			}
 		}
 	}
