@@ -28,3 +28,15 @@ type RateLimiter interface {
 	// Take spends n requests (a batch spends one per operation) of key's allowance at now.
 	Take(ctx context.Context, key string, n int, now time.Time) (RateDecision, error)
 }
+
+// RefundableRateLimiter is a RateLimiter that can give back what a Take spent. The sign-in
+// throttles need it: an attempt spends a failure before its password is compared, which
+// makes the check and the count one atomic step on every replica, and a right password
+// gives the failure back, so that only failures count.
+type RefundableRateLimiter interface {
+	RateLimiter
+	// Refund gives back n requests that a Take at now spent of key's allowance. It never
+	// takes the count below zero, and does nothing once key's window has started afresh
+	// (what was spent in an older window was already forgotten).
+	Refund(ctx context.Context, key string, n int, now time.Time) error
+}

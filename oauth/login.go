@@ -1,15 +1,13 @@
 package oauth
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -104,39 +102,40 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusUnprocessableEntity, "Enter your email and password.", email)
 		return
 	}
-	// Only failures count, so people who sign in often are never locked out. The checks and
-	// the password comparison of one email or address run one at a time, so parallel
-	// requests cannot all pass the check before any failure is recorded.
+	// Only failures count, so people who sign in often are never locked out. Yet the check
+	// and the count must be one step, or parallel attempts (on one replica or several) could
+	// all pass the check before any failure is recorded: so each attempt spends a failure of
+	// every throttle before its password is compared, and a right password gives them back.
+	// The limiters decide each spend atomically (in the database for replicas), so no lock
+	// is needed here, and attempts that share a key need not wait for each other's bcrypt.
 	limits := s.signInLimits(email, r)
-	unlock := s.lockKeys(limits)
-	defer unlock()
-	for _, l := range limits {
-		d, err := l.limiter.Take(r.Context(), l.key, 0, s.now())
+	now := s.now()
+	ctx := context.WithoutCancel(r.Context()) // a right password is refunded even if the client has gone
+	for i, l := range limits {
+		d, err := l.limiter.Take(ctx, l.key, 1, now)
 		if err != nil {
-			s.logger().ErrorContext(r.Context(), "sign-in throttle", "err", err)
+			s.refund(ctx, limits[:i], now)
+			s.logger().ErrorContext(ctx, "sign-in throttle", "err", err)
 			s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
 			return
 		}
-		if d.Remaining <= 0 {
+		if !d.Allowed {
+			s.refund(ctx, limits[:i], now)
 			w.Header().Set("Retry-After", fmt.Sprint(int(d.Reset.Seconds())+1))
 			s.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-in attempts. Try again in %d minutes.", int(d.Reset.Minutes())+1), email)
 			return
 		}
 	}
 	user, err := s.Users.CheckPassword(r.Context(), email, r.PostFormValue("password"))
-	if err != nil {
+	if err != nil { // the failures spent above stay spent
 		if answerdesk.ErrorCode(err) != answerdesk.EUNAUTHORIZED {
 			s.logger().ErrorContext(r.Context(), "check password", "err", err)
-		}
-		for _, l := range limits {
-			if _, err := l.limiter.Take(r.Context(), l.key, 1, s.now()); err != nil {
-				s.logger().ErrorContext(r.Context(), "sign-in throttle", "err", err)
-			}
 		}
 		s.logger().Info("sign-in refused", "email", email, "addr", s.clientAddress(r))
 		s.renderLogin(w, r, http.StatusUnauthorized, "Wrong email or password.", email)
 		return
 	}
+	s.refund(ctx, limits, now)
 	plain, _, err := s.Sessions.CreateSession(r.Context(), user.ID)
 	if err != nil {
 		s.logger().ErrorContext(r.Context(), "create session", "err", err)
@@ -168,8 +167,18 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 type signInLimit struct {
-	limiter answerdesk.RateLimiter
+	limiter answerdesk.RefundableRateLimiter
 	key     string
+}
+
+// refund gives back the failures a sign-in attempt spent at now. A refund that fails is
+// logged and the failure stays counted: that errs towards the throttle, not the attacker.
+func (s *Server) refund(ctx context.Context, limits []signInLimit, now time.Time) {
+	for _, l := range limits {
+		if err := l.limiter.Refund(ctx, l.key, 1, now); err != nil {
+			s.logger().ErrorContext(ctx, "sign-in throttle", "err", err)
+		}
+	}
 }
 
 // signInLimits are the failure counters a sign-in attempt is checked against: the email
@@ -203,29 +212,6 @@ func (s *Server) clientAddress(r *http.Request) string {
 		host = r.RemoteAddr
 	}
 	return answerdesk.ClientKey(host)
-}
-
-// keyLocks serialise the sign-in attempts that share a throttle key (in this process).
-var keyLocks [64]sync.Mutex
-
-// lockKeys locks the stripes of the limits' keys, in order, and returns the unlock.
-func (s *Server) lockKeys(limits []signInLimit) func() {
-	var stripes []int
-	for _, l := range limits {
-		h := fnv.New32a()
-		h.Write([]byte(l.key))
-		stripes = append(stripes, int(h.Sum32()%uint32(len(keyLocks))))
-	}
-	slices.Sort(stripes)
-	stripes = slices.Compact(stripes)
-	for _, i := range stripes {
-		keyLocks[i].Lock()
-	}
-	return func() {
-		for _, i := range stripes {
-			keyLocks[i].Unlock()
-		}
-	}
 }
 
 // loginURL is where a request without a session is sent to sign in first.

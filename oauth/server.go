@@ -48,8 +48,10 @@ type Server struct {
 	HTTPClient *http.Client
 	// Failed sign-ins are counted per email from one address (SignInLimit), per address
 	// (SignInAddressLimit) and per email from anywhere (SignInEmailLimit); a key that has
-	// used its allowance may not sign in until its window ends. Nil: not counted.
-	SignInLimit, SignInAddressLimit, SignInEmailLimit answerdesk.RateLimiter
+	// used its allowance may not sign in until its window ends. Each attempt spends one of
+	// each before its password is compared and gets them back when it was right, so the
+	// limiters must be able to refund. Nil: not counted.
+	SignInLimit, SignInAddressLimit, SignInEmailLimit answerdesk.RefundableRateLimiter
 	// ClientAddress returns a request's client address (behind trusted proxies, from
 	// X-Forwarded-For); nil: the peer address.
 	ClientAddress func(*http.Request) string

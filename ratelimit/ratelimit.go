@@ -27,7 +27,7 @@ type window struct {
 	used  int
 }
 
-var _ answerdesk.RateLimiter = (*Memory)(nil)
+var _ answerdesk.RefundableRateLimiter = (*Memory)(nil)
 
 // Take spends n requests of key's window at now. A request that would go over the limit
 // spends nothing and is refused.
@@ -58,4 +58,15 @@ func (m *Memory) Take(_ context.Context, key string, n int, now time.Time) (answ
 	}
 	d.Remaining = m.Limit - w.used
 	return d, nil
+}
+
+// Refund gives back n requests that a Take at now spent of key's window; nothing once the
+// window has started afresh, and never below zero.
+func (m *Memory) Refund(_ context.Context, key string, n int, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w := m.windows[key]; w != nil && w.start.Equal(now.Truncate(m.Window)) {
+		w.used = max(w.used-n, 0)
+	}
+	return nil
 }

@@ -28,3 +28,43 @@ func TestMemory(t *testing.T) {
 		t.Fatalf("new window: %+v", d)
 	}
 }
+
+// Refund gives back what a Take spent in the same window, never below zero, and nothing
+// once the window has started afresh (store.TestRateLimiterRefund, in the database).
+func TestMemoryRefund(t *testing.T) {
+	m := &ratelimit.Memory{Limit: 3, Window: time.Minute}
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	const take, refund = "take", "refund"
+	for _, s := range []struct {
+		name      string
+		op        string
+		key       string
+		n         int
+		at        time.Time
+		remaining int // of key a after the step
+	}{
+		{"fill the window", take, "a", 3, t0, 0},
+		{"a refund frees one", refund, "a", 1, t0.Add(time.Second), 1},
+		{"which a take spends again", take, "a", 1, t0, 0},
+		{"refunds of another key leave it alone", refund, "b", 3, t0, 0},
+		{"never below zero", refund, "a", 5, t0, 3},
+		{"spend two", take, "a", 2, t0, 1},
+		{"a refund from the window before does nothing", refund, "a", 2, t0.Add(-time.Minute), 1},
+		{"next window: one spent", take, "a", 1, t0.Add(time.Minute), 2},
+		{"a refund of the passed window does nothing", refund, "a", 1, t0, 2},
+	} {
+		var err error
+		if s.op == take {
+			_, err = m.Take(ctx, s.key, s.n, s.at)
+		} else {
+			err = m.Refund(ctx, s.key, s.n, s.at)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if d, _ := m.Take(ctx, "a", 0, s.at); d.Remaining != s.remaining {
+			t.Errorf("%s: %d left, want %d", s.name, d.Remaining, s.remaining)
+		}
+	}
+}

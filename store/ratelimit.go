@@ -25,7 +25,7 @@ type RateLimiter struct {
 	lastSweep time.Time
 }
 
-var _ answerdesk.RateLimiter = (*RateLimiter)(nil)
+var _ answerdesk.RefundableRateLimiter = (*RateLimiter)(nil)
 
 // NewRateLimiter returns the limiter of scope (e.g. "public"): limit requests per window
 // for each key.
@@ -78,6 +78,27 @@ func (l *RateLimiter) Take(ctx context.Context, key string, n int, now time.Time
 	}, nil
 }
 
+// refundSQL gives back what a Take spent, in the same window only: a row whose window has
+// started afresh (window_start newer) keeps its count, so that a refund cannot lend the new
+// window an allowance it never spent. A Take from a replica whose clock is behind counts in
+// the row's newer window, which this does not match: that refund is lost, which errs towards
+// counting too much, never too little.
+const refundSQL = `UPDATE rate_limits SET used = CASE WHEN used > ? THEN used - ? ELSE 0 END
+WHERE scope = ? AND subject = ? AND window_start = ?`
+
+// Refund gives back n requests that a Take at now spent of key's window.
+func (l *RateLimiter) Refund(ctx context.Context, key string, n int, now time.Time) error {
+	start := now.Truncate(l.window)
+	err := l.db.writeUnsynced(ctx, func(conn rowQuerier) error {
+		_, err := conn.ExecContext(ctx, refundSQL, n, n, l.scope, key, start.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("rate limit %s: refund: %w", l.scope, err)
+	}
+	return nil
+}
+
 // sweep deletes the scope's counters whose window has passed, at most once a window (and
 // at most once a minute), so that clients seen once do not stay in the table.
 func (l *RateLimiter) sweep(ctx context.Context, now time.Time) error {
@@ -100,6 +121,7 @@ func (l *RateLimiter) sweep(ctx context.Context, now time.Time) error {
 // rowQuerier is a connection or a transaction.
 type rowQuerier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
 // writeUnsynced runs fn's one write without waiting for it to reach the disk: a

@@ -98,6 +98,123 @@ func testRateLimiterConcurrent(t *testing.T, engine string) {
 	}
 }
 
+// Refund gives back what a Take spent in the same window, never below zero, and nothing
+// once the window has started afresh.
+func TestRateLimiterRefund(t *testing.T) { testdb.ForEachEngine(t, testRateLimiterRefund) }
+
+func testRateLimiterRefund(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "limit.db")
+	l := NewRateLimiter(db, "sign-in", 3, time.Minute)
+	other := NewRateLimiter(db, "other", 3, time.Minute)
+	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	const take, refund = "take", "refund"
+	steps := []struct {
+		name      string
+		op        string
+		l         *RateLimiter
+		key       string
+		n         int
+		at        time.Time
+		allowed   bool // of a take
+		remaining int  // of key a after the step, as a take of 0 at the step's time sees it
+	}{
+		{"fill the window", take, l, "a", 3, t0, true, 0},
+		{"a refund frees one", refund, l, "a", 1, t0.Add(time.Second), false, 1},
+		{"which a take spends again", take, l, "a", 1, t0, true, 0},
+		{"refunds of another scope leave it alone", refund, other, "a", 3, t0, false, 0},
+		{"refunds of another key leave it alone", refund, l, "b", 3, t0, false, 0},
+		{"never below zero", refund, l, "a", 5, t0, false, 3},
+		{"spend two", take, l, "a", 2, t0, true, 1},
+		{"a refund from the window before does nothing", refund, l, "a", 2, t0.Add(-time.Minute), false, 1},
+		{"next window: one spent", take, l, "a", 1, t0.Add(time.Minute), true, 2},
+		{"a refund of the passed window does nothing", refund, l, "a", 1, t0, false, 2},
+		{"a refund of an unknown key does nothing", refund, l, "c", 1, t0.Add(time.Minute), false, 2},
+	}
+	for _, s := range steps {
+		switch s.op {
+		case take:
+			d, err := s.l.Take(ctx, s.key, s.n, s.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Allowed != s.allowed {
+				t.Errorf("%s: %+v, want allowed %v", s.name, d, s.allowed)
+			}
+		case refund:
+			if err := s.l.Refund(ctx, s.key, s.n, s.at); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+		}
+		d, err := l.Take(ctx, "a", 0, s.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Remaining != s.remaining {
+			t.Errorf("%s: %d left, want %d", s.name, d.Remaining, s.remaining)
+		}
+	}
+	if n := count(t, db, `SELECT count(*) FROM rate_limits WHERE subject IN ('b', 'c')`); n != 0 {
+		t.Errorf("refunds made %d counters", n)
+	}
+}
+
+// Attempts that spend one each and give it back when they succeed never hold more than
+// the limit between them, on any number of limiters on one database: the sign-in throttle
+// across replicas (oauth.TestSignInThrottleAcrossReplicas).
+func TestRateLimiterSpendAndRefundConcurrent(t *testing.T) {
+	testdb.ForEachEngine(t, testRateLimiterSpendAndRefundConcurrent)
+}
+
+func testRateLimiterSpendAndRefundConcurrent(t *testing.T, engine string) {
+	ctx := context.Background()
+	db := openTestDB(t, engine, "limit.db")
+	limiters := []*RateLimiter{NewRateLimiter(db, "sign-in", 10, time.Minute), NewRateLimiter(db, "sign-in", 10, time.Minute)}
+	now := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+	var mu sync.Mutex
+	holding, most, failures := 0, 0, 0
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			l := limiters[i%2]
+			d, err := l.Take(ctx, "carol", 1, now)
+			if err != nil || !d.Allowed {
+				if err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			mu.Lock()
+			holding++
+			most = max(most, holding)
+			mu.Unlock()
+			if i%3 != 0 { // a right password: give it back
+				mu.Lock()
+				holding--
+				mu.Unlock()
+				if err := l.Refund(ctx, "carol", 1, now); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			mu.Lock()
+			failures++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if most > 10 || failures > 10 {
+		t.Errorf("%d held at once, %d failures kept; the limit is 10", most, failures)
+	}
+	d, err := limiters[0].Take(ctx, "carol", 0, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := 10 - d.Remaining; used != failures {
+		t.Errorf("%d counted, want the %d failures kept", used, failures)
+	}
+}
+
 // Counters of passed windows are deleted, and only those.
 func TestRateLimiterSweeps(t *testing.T) { testdb.ForEachEngine(t, testRateLimiterSweeps) }
 
