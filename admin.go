@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // SystemCaller is the operator at the command line: an admin with every scope. The CLI's
@@ -102,7 +103,7 @@ func validateAccountName(v *ValidationErrors, name string) {
 	switch {
 	case name == "":
 		v.Add("name", "is required")
-	case len(name) > MaxAccountNameLength:
+	case utf8.RuneCountInString(name) > MaxAccountNameLength:
 		v.Add("name", fmt.Sprintf("must be at most %d characters", MaxAccountNameLength))
 	}
 }

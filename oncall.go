@@ -320,9 +320,10 @@ func ValidHeaderName(name string) bool {
 }
 
 // ValidHeaderValue reports whether value may be a configured header's value: one line
-// (no control character but tab, as httpguts decides) of at most MaxHeaderValueLength bytes.
+// (no control character but tab, as httpguts decides) of at most MaxHeaderValueLength
+// characters, as the API reference's maxLength counts them.
 func ValidHeaderValue(value string) bool {
-	return len(value) <= MaxHeaderValueLength && httpguts.ValidHeaderFieldValue(value)
+	return utf8.RuneCountInString(value) <= MaxHeaderValueLength && httpguts.ValidHeaderFieldValue(value)
 }
 
 // Dispatch delivery statuses.

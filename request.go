@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,11 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 			o.Wrong = jsonKind(b, nil)
 			return nil
 		}
+	} else if _, isNumber := any(o.Value).(json.Number); isNumber && len(b) > 0 && b[0] == '"' {
+		// encoding/json takes a string holding a number into a json.Number; the body's
+		// rule is the JSON type, so "5" is a string, not an integer.
+		o.Wrong = "string"
+		return nil
 	} else if err := json.Unmarshal(b, &o.Value); err != nil {
 		// Value keeps what was decoded before the error, as a map or struct decoding would.
 		o.Wrong = jsonKind(b, err)
@@ -113,13 +119,19 @@ func optWrong(v reflect.Value) string {
 	if _, isOpt := v.Type().FieldByName("Named"); !isOpt {
 		return ""
 	}
-	return v.FieldByName("Wrong").String()
+	if w := v.FieldByName("Wrong"); w.Kind() == reflect.String {
+		return w.String()
+	}
+	return ""
 }
 
 // DecodeJSONObject decodes a request body that must be one JSON object into v, a struct,
 // as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
 // it; anything that is not a JSON object is EPROCESSING.
 func DecodeJSONObject(body []byte, v any) error {
+	if t := reflect.TypeOf(v); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("decode a JSON object into %T: the target must point to a struct", v)
+	}
 	wrong, ok := decodeRequest(body, v)
 	if !ok {
 		return errNotObject
@@ -181,12 +193,33 @@ func (v *ValidationErrors) integer(name string, o Opt[json.Number], min, max int
 	if !o.Set && o.Wrong == "" {
 		return 0, false
 	}
-	i, err := o.Value.Int64()
+	i, err := wholeNumber(o.Value)
 	if o.Wrong != "" || err != nil || i < min || i > max {
 		v.Add(name, msg)
 		return 0, false
 	}
 	return i, true
+}
+
+// wholeNumber is n as an int64 when it is a whole number, written as JSON allows it: 2,
+// 2.0 and 2e0 alike (JSON Schema's integer, and what an MCP client's float arguments
+// arrive as, so REST and MCP give one verdict).
+func wholeNumber(n json.Number) (int64, error) {
+	if i, err := n.Int64(); err == nil {
+		return i, nil
+	}
+	f, _, err := big.ParseFloat(string(n), 10, 128, big.ToNearestEven)
+	if err != nil {
+		return 0, err
+	}
+	if !f.IsInt() {
+		return 0, fmt.Errorf("%s is not a whole number", n)
+	}
+	i, acc := f.Int64()
+	if acc != big.Exact {
+		return 0, fmt.Errorf("%s is out of range", n)
+	}
+	return i, nil
 }
 
 // fieldNames are the json names of the fields of struct type t, in order.
@@ -211,7 +244,11 @@ func given(s *string) Opt[string] {
 func overlay[T any](dst, src *T) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
 	for _, f := range reflect.VisibleFields(s.Type()) {
-		if named := s.FieldByIndex(f.Index).FieldByName("Named"); named.IsValid() && named.Bool() {
+		fv := s.FieldByIndex(f.Index)
+		if fv.Kind() != reflect.Struct || f.Anonymous {
+			continue // only Opt fields are an update's; an embedded struct's fields come in their own right
+		}
+		if named := fv.FieldByName("Named"); named.IsValid() && named.Kind() == reflect.Bool && named.Bool() {
 			d.FieldByIndex(f.Index).Set(s.FieldByIndex(f.Index))
 		}
 	}

@@ -51,6 +51,13 @@ func TestRequestDecoding(t *testing.T) {
 		{"contact", `{"account_number": "1", "name": "x", "escalation_level": null, "delivery_methods": [{"type": null, "payload_type": null,
 			"url": "https://a.example", "data": [{"field": "f", "value": "v"}], "basic_auth": {"username": null, "password": null}}]}`, nil},
 		{"account", `null`, []string{"the request body must be a JSON object"}},
+		// The JSON type decides: a number in a string is a string. A whole number is an
+		// integer however it is written (JSON Schema's rule, and MCP's float arguments).
+		{"message", `{"content": "x", "escalation_level_id": "5"}`, []string{"escalation_level_id: must be an integer"}},
+		{"message", `{"content": "x", "escalation_level_id": 1e400}`, []string{"escalation_level_id: must be a positive integer"}},
+		{"todo", `{"account_number": "1001", "delivery_type": "call", "instructions": "x", "schedule": {"frequency": "daily", "interval": "2", "times": ["09:00"]}}`,
+			[]string{"schedule.interval: must be an integer from 1 to 1000"}},
+		{"todo", `{"account_number": "1001", "delivery_type": "call", "instructions": "x", "schedule": {"frequency": "daily", "interval": 2.0, "count": 3e0, "times": ["09:00"]}}`, nil},
 	} {
 		err := parsers[tc.parser]([]byte(tc.body))
 		var got []string

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Account is a customer account of the answering service.
@@ -56,10 +57,11 @@ func (u *UserCreate) Validate() error {
 }
 
 func validatePassword(v *ValidationErrors, p string) {
-	if len(p) < MinPasswordLength {
+	n := utf8.RuneCountInString(p)
+	if n < MinPasswordLength {
 		v.Add("password", fmt.Sprintf("must be at least %d characters", MinPasswordLength))
 	}
-	if len(p) > MaxPasswordLength {
+	if n > MaxPasswordLength {
 		v.Add("password", fmt.Sprintf("must be at most %d characters", MaxPasswordLength))
 	}
 }

@@ -413,7 +413,7 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 		if cost == 0 {
 			cost = bcrypt.DefaultCost
 		}
-		if hash, err = bcrypt.GenerateFromPassword([]byte(*req.Password), cost); err != nil {
+		if hash, err = bcrypt.GenerateFromPassword(bcryptInput(*req.Password), cost); err != nil {
 			return nil, fmt.Errorf("hash password: %w", err)
 		}
 	}

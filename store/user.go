@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,6 +31,19 @@ var _ answerdesk.UserService = (*UserService)(nil)
 
 // dummyHash is compared against when an email is unknown, so a sign-in takes as long for an
 // unknown user as for a wrong password.
+// bcryptInput is what bcrypt hashes for a password. bcrypt takes at most 72 bytes (and
+// refuses more), while a password may have up to MaxPasswordLength characters of up to 4
+// bytes: a longer one is hashed as the base64 of its SHA-256 (44 bytes, no NUL), so every
+// byte of it counts. Passwords of up to 72 bytes are hashed as they are, as they always
+// were, so stored hashes stay valid.
+func bcryptInput(password string) []byte {
+	if len(password) <= 72 {
+		return []byte(password)
+	}
+	sum := sha256.Sum256([]byte(password))
+	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
+}
+
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("answerdesk-timing-equaliser"), bcrypt.DefaultCost)
 
 // CreateUser creates a user with a bcrypt password hash and its account memberships.
@@ -45,7 +60,7 @@ func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) 
 			cost = bcrypt.DefaultCost
 		}
 		var err error
-		if hash, err = bcrypt.GenerateFromPassword([]byte(u.Password), cost); err != nil {
+		if hash, err = bcrypt.GenerateFromPassword(bcryptInput(u.Password), cost); err != nil {
 			return nil, fmt.Errorf("hash password: %w", err)
 		}
 	}
@@ -102,14 +117,14 @@ func (s *UserService) CheckPassword(ctx context.Context, email, password string)
 		return nil, err
 	}
 	if u == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash, bcryptInput(password))
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
 	}
 	if hash == "" {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash, bcryptInput(password))
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
 	}
-	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+	if bcrypt.CompareHashAndPassword([]byte(hash), bcryptInput(password)) != nil {
 		return nil, answerdesk.Errorf(answerdesk.EUNAUTHORIZED, "wrong email or password")
 	}
 	return u, nil
