@@ -271,7 +271,7 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	if id := in.EscalationLevelID; id.Wrong != "" {
 		v.Add("escalation_level_id", "must be an integer")
 	} else if id.Set {
-		if n, err := id.Value.Int64(); err != nil || n < 1 {
+		if n, err := wholeNumber(id.Value); err != nil || n < 1 {
 			v.Add("escalation_level_id", "must be a positive integer")
 		} else {
 			m.EscalationLevelID = &n

@@ -54,6 +54,7 @@ func TestRequestDecoding(t *testing.T) {
 		// The JSON type decides: a number in a string is a string. A whole number is an
 		// integer however it is written (JSON Schema's rule, and MCP's float arguments).
 		{"message", `{"content": "x", "escalation_level_id": "5"}`, []string{"escalation_level_id: must be an integer"}},
+		{"message", `{"content": "x", "escalation_level_id": 2.0}`, nil},
 		{"message", `{"content": "x", "escalation_level_id": 1e400}`, []string{"escalation_level_id: must be a positive integer"}},
 		{"todo", `{"account_number": "1001", "delivery_type": "call", "instructions": "x", "schedule": {"frequency": "daily", "interval": "2", "times": ["09:00"]}}`,
 			[]string{"schedule.interval: must be an integer from 1 to 1000"}},
