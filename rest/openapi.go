@@ -220,7 +220,9 @@ var v2Limits = func() map[string]map[string]any {
 		"DeliveryMethodInput.data":                          {"minItems": 1, "maxItems": answerdesk.MaxPayloadFields},
 		"AccountCreateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
 		"AccountUpdateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
-		"UserCreateRequest.password":                        {"minLength": answerdesk.MinPasswordLength, "maxLength": answerdesk.MaxPasswordLength},
+		// "" is no password, as when left out.
+		"UserCreateRequest.password": {"maxLength": answerdesk.MaxPasswordLength,
+			"anyOf": []any{map[string]any{"const": ""}, map[string]any{"minLength": answerdesk.MinPasswordLength}}},
 		"DeliveryMethodInput.headers": {"maxProperties": answerdesk.MaxHeaders, "propertyNames": map[string]any{"maxLength": answerdesk.MaxHeaderNameLength},
 			"additionalProperties": map[string]any{"maxLength": answerdesk.MaxHeaderValueLength}},
 	}
