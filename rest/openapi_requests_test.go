@@ -25,7 +25,11 @@ func TestOpenAPIV2RequestsMatchServer(t *testing.T) {
 	if err := json.Unmarshal(r.Body, &doc); err != nil {
 		t.Fatalf("GET /api/v2/openapi.json: %d %v", r.Status, err)
 	}
-	obj := func(v any, k string) map[string]any { m, _ := v.(map[string]any); o, _ := m[k].(map[string]any); return o }
+	obj := func(v any, k string) map[string]any {
+		m, _ := v.(map[string]any)
+		o, _ := m[k].(map[string]any)
+		return o
+	}
 	schemaOf := func(method, template string) any {
 		op := obj(obj(doc["paths"], template), strings.ToLower(method))
 		return obj(obj(obj(op, "requestBody"), "content"), "application/json")["schema"]
