@@ -29,8 +29,11 @@ import (
 //     the domain parses bodies into (vNComponents), made by the reflection the MCP output
 //     schemas come from (internal/schema): properties, their JSON types, nullability,
 //     required-ness and the fields' descriptions (jsonschema tags), with the domain's
-//     enumerations (vNEnums) and limits (v2Limits). So a field added to a type is
-//     documented without editing JSON.
+//     enumerations (vNEnums; v2AnyCase for those the parsers match in any case), limits and
+//     conditions (v2Limits; "Schema." for keywords of a whole schema, such as the
+//     properties each delivery type requires). So a field added to a type is documented
+//     without editing JSON. A request type's optional property may be null, as the parsers
+//     take null for absent, and a property tagged refused:"true" admits no value.
 //
 // What a Go type cannot say (a format, an enumeration, a pattern, examples, a description
 // where the field has no jsonschema tag, the sandbox marker) is in openapi/vN.schemas.json,
