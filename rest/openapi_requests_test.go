@@ -99,6 +99,10 @@ func TestOpenAPIV2RequestsMatchServer(t *testing.T) {
 		{"email message_text blank", "POST", "/api/v2/to-dos", "", alice, with(email, "message_text", "")},
 		{"call instructions null", "POST", "/api/v2/to-dos", "", alice, with(call, "instructions", nil)},
 		{"account_number null", "POST", "/api/v2/to-dos", "", alice, with(call, "account_number", nil)},
+		{"account_number blank", "POST", "/api/v2/to-dos", "", alice, with(call, "account_number", " ")},
+		{"content blank", "POST", "/api/v2/messages", "", alice, map[string]any{"message": map[string]any{"content": "  "}}},
+		{"contact name blank", "POST", "/api/v2/on-call-contacts", "", alice, with(contact(method), "name", " ")},
+		{"contact account_number blank", "POST", "/api/v2/on-call-contacts", "", alice, with(contact(method), "account_number", " ")},
 		// 3. Enumerations the server matches in any case.
 		{"delivery_type SMS", "POST", "/api/v2/to-dos", "", alice, with(sms, "delivery_type", "SMS")},
 		{"delivery_type spaced", "POST", "/api/v2/to-dos", "", alice, with(sms, "delivery_type", " Sms ")},
@@ -129,6 +133,8 @@ func TestOpenAPIV2RequestsMatchServer(t *testing.T) {
 		// 4. null for optional admin properties, header values, and "" meaning none.
 		{"account", "POST", "/api/v2/accounts", "", admin, account()},
 		{"account nulls", "POST", "/api/v2/accounts", "", admin, account("time_zone", nil, "sms_numbers", nil, "sending_domains", nil)},
+		{"account number spaced", "POST", "/api/v2/accounts", "", admin, account("number", " 3900 ")},
+		{"account number letters", "POST", "/api/v2/accounts", "", admin, account("number", "39a")},
 		{"account name null", "POST", "/api/v2/accounts", "", admin, account("name", nil)},
 		{"account update null", "PATCH", "/api/v2/accounts/{number}", "/api/v2/accounts/1001", admin, map[string]any{"name": nil, "time_zone": nil}},
 		{"user nulls", "POST", "/api/v2/users", "", admin, user("password", nil, "admin", nil, "accounts", nil)},
