@@ -199,6 +199,45 @@ func requiredWhen() []any {
 	return all
 }
 
+// scheduleRules are the conditions of a schedule object, as scheduleInput checks them:
+// with a rule, none of the recurring properties; immediately without times, the others
+// with at least one; without a rule (or with null), a frequency, whose days are weekday
+// names (weekly), days of the month (monthly) or none (daily); never both until and count.
+// (A time of a today schedule already past is a 422 no schema can tell.)
+func scheduleRules() []any {
+	type obj = map[string]any
+	str := func(values ...string) obj { return obj{"type": "string", "pattern": anyCasePattern(values)} }
+	null := obj{"type": "null"}
+	notNull := obj{"not": null}
+	recurring := obj{"properties": obj{"rule": null}}
+	recurringOnly := obj{}
+	for _, p := range []string{"frequency", "interval", "days", "until", "count", "skip_dates"} {
+		recurringOnly[p] = null
+	}
+	frequency := func(f string, days obj) obj {
+		return obj{
+			"if":   obj{"properties": obj{"rule": null, "frequency": str(f)}, "required": []string{"frequency"}},
+			"then": obj{"properties": obj{"days": days}, "required": []string{"days"}},
+		}
+	}
+	return []any{
+		obj{"if": obj{"properties": obj{"rule": obj{"type": "string"}}, "required": []string{"rule"}}, "then": obj{"properties": recurringOnly}},
+		obj{
+			"if":   obj{"properties": obj{"rule": str(answerdesk.ScheduleImmediately)}, "required": []string{"rule"}},
+			"then": obj{"properties": obj{"times": obj{"maxItems": 0}}},
+			"else": obj{"properties": obj{"times": obj{"type": "array", "minItems": 1}}, "required": []string{"times"}},
+		},
+		obj{"if": recurring, "then": obj{"properties": obj{"frequency": obj{"type": "string"}}, "required": []string{"frequency"}}},
+		frequency(answerdesk.FrequencyWeekly, obj{"type": "array", "minItems": 1, "items": obj{"type": "string"}}),
+		frequency(answerdesk.FrequencyMonthly, obj{"type": "array", "minItems": 1, "items": obj{"type": "integer"}}),
+		obj{
+			"if":   obj{"properties": obj{"rule": null, "frequency": str(answerdesk.FrequencyDaily)}, "required": []string{"frequency"}},
+			"then": obj{"properties": obj{"days": obj{"maxItems": 0}}},
+		},
+		obj{"not": obj{"properties": obj{"until": notNull, "count": notNull}, "required": []string{"until", "count"}}},
+	}
+}
+
 // v2Limits are the keywords of v2Components' properties that state the domain's limits,
 // from the constants its parsers check with.
 var v2Limits = func() map[string]map[string]any {
@@ -241,6 +280,7 @@ var v2Limits = func() map[string]map[string]any {
 		limits[at] = mergeSchema(limits[at], map[string]any{"pattern": anyCasePattern(values), "examples": values})
 	}
 	limits["ToDoCreateRequest."] = map[string]any{"allOf": requiredWhen()}
+	limits["ScheduleInput."] = map[string]any{"allOf": scheduleRules()}
 	for name, max := range toDo {
 		limits["ToDoCreateRequest."+name] = map[string]any{"maxLength": max}
 		limits["ToDoUpdateRequest."+name] = map[string]any{"maxLength": max}
