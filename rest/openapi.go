@@ -277,7 +277,12 @@ var v2Limits = func() map[string]map[string]any {
 		if limits[at] == nil {
 			limits[at] = map[string]any{}
 		}
-		limits[at] = mergeSchema(limits[at], map[string]any{"pattern": anyCasePattern(values), "examples": values})
+		// The enumeration for readers and client generators, what the server takes (any
+		// case, spaces around) for validators.
+		limits[at] = mergeSchema(limits[at], map[string]any{"anyOf": []any{
+			map[string]any{"enum": values},
+			map[string]any{"pattern": anyCasePattern(values)},
+		}})
 	}
 	limits["ToDoCreateRequest."] = map[string]any{"allOf": requiredWhen()}
 	limits["ScheduleInput."] = map[string]any{"allOf": scheduleRules()}

@@ -313,8 +313,12 @@ func oaEnum(t *testing.T, v any) []string {
 	var out []string
 	m, _ := v.(map[string]any)
 	list, _ := m["enum"].([]any)
-	if pat, ok := m["pattern"].(string); ok && list == nil {
-		list, _ = m["examples"].([]any)
+	// An enumeration matched in any case: anyOf [{enum}, {pattern}].
+	if alts, ok := m["anyOf"].([]any); ok && list == nil && len(alts) == 2 {
+		e, _ := alts[0].(map[string]any)
+		p, _ := alts[1].(map[string]any)
+		list, _ = e["enum"].([]any)
+		pat, _ := p["pattern"].(string)
 		re := regexp.MustCompile(pat)
 		for _, e := range list {
 			for _, s := range []string{e.(string), strings.ToUpper(e.(string)), " " + strings.ToLower(e.(string)) + " "} {
@@ -364,7 +368,7 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 		if _, ok := oaObj(create, p)["enum"]; ok {
 			continue
 		}
-		if _, ok := oaObj(create, p)["pattern"]; ok && p == "delivery_type" { // an enumeration in any case
+		if _, ok := oaObj(create, p)["anyOf"]; ok && p == "delivery_type" { // an enumeration in any case
 			continue
 		}
 		mx, ok := oaObj(create, p)["maxLength"].(float64)
