@@ -3,7 +3,9 @@ package answerdesk_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/answerdesk/answerdesk"
@@ -74,6 +76,31 @@ func TestRequestDecoding(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s:\n got %q\nwant %q", tc.parser, tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestToDoUpdateRequestHasCreateProperties checks that the body ParseToDoPatch decodes (and
+// the API reference documents) names every property of a create, so that a property added
+// to the create is either accepted by an update or refused by it, never ignored.
+func TestToDoUpdateRequestHasCreateProperties(t *testing.T) {
+	names := func(typ reflect.Type) []string {
+		var out []string
+		for _, f := range reflect.VisibleFields(typ) {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); !f.Anonymous && name != "" && name != "-" {
+				out = append(out, name)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	create, update := names(reflect.TypeFor[answerdesk.ToDoCreateRequest]()), names(reflect.TypeFor[answerdesk.ToDoUpdateRequest]())
+	if !slices.Equal(create, update) {
+		t.Errorf("ToDoUpdateRequest properties %v, ToDoCreateRequest %v", update, create)
+	}
+	for _, p := range []string{"account_number", "delivery_type"} {
+		if _, err := answerdesk.ParseToDoPatch([]byte(`{"` + p + `": null}`)); err == nil {
+			t.Errorf("PATCH naming %s is accepted", p)
 		}
 	}
 }

@@ -170,10 +170,25 @@ type ToDoCreateRequest struct {
 	ToDoDetails
 }
 
+// RequiredByDeliveryType lists, for each delivery type, the To Do properties a create (or
+// an update merged onto a To Do) must give as non-blank strings; the API reference's
+// conditions on ToDoCreateRequest are made from it.
+var RequiredByDeliveryType = map[string][]string{
+	DeliverySMS:            {"from", "contact", "message_text"},
+	DeliveryEmail:          {"contact", "message_text", "from_email"},
+	DeliveryCall:           {"instructions"},
+	DeliveryAIOutboundCall: {"contact", "instructions"},
+}
+
 // ToDoUpdateRequest is the body of PATCH /api/v2/to-dos/{id}: the properties it names
-// change, the others stay.
+// change, the others stay. It is what ParseToDoPatch decodes, so the document and the
+// parser read one list of properties. account_number and delivery_type decide which
+// account and which channel a To Do is: they are read only to be refused (tag refused),
+// even as null.
 type ToDoUpdateRequest struct {
-	Schedule Opt[ScheduleRequest] `json:"schedule,omitzero" null:"refused"`
+	AccountNumber Opt[string]          `json:"account_number,omitzero" refused:"true" jsonschema:"Cannot be changed: naming it (even as null) is a 422 on account_number. Cancel the To Do and create a new one."`
+	DeliveryType  Opt[string]          `json:"delivery_type,omitzero" refused:"true" jsonschema:"Cannot be changed: naming it (even as null) is a 422 on delivery_type. Cancel the To Do and create a new one."`
+	Schedule      Opt[ScheduleRequest] `json:"schedule,omitzero" null:"refused"`
 	ToDoDetails
 }
 
@@ -232,14 +247,8 @@ func toDoFields(in *ToDoCreateRequest, scheduleRequired bool) (*ToDoCreate, erro
 	case !slices.Contains(DeliveryTypes, t.DeliveryType):
 		v.Add("delivery_type", "must be one of "+strings.Join(DeliveryTypes, ", ")+" (any case)")
 	}
-	required := map[string][]string{
-		DeliverySMS:            {"from", "contact", "message_text"},
-		DeliveryEmail:          {"contact", "message_text", "from_email"},
-		DeliveryCall:           {"instructions"},
-		DeliveryAIOutboundCall: {"contact", "instructions"},
-	}
 	values := map[string]string{"from": t.From, "contact": t.Contact, "message_text": t.MessageText, "from_email": t.FromEmail, "instructions": t.Instructions}
-	for _, f := range required[t.DeliveryType] {
+	for _, f := range RequiredByDeliveryType[t.DeliveryType] {
 		if values[f] == "" && !v.Has(f) {
 			v.Add(f, "is required when delivery_type is "+t.DeliveryType)
 		}

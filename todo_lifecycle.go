@@ -49,14 +49,14 @@ func ToDoTransition(from, action string) (to string, changed bool, err error) {
 // ToDoPatch is a parsed partial update of a To Do: the properties it names. null clears
 // an optional property (a required one is then reported as missing).
 type ToDoPatch struct {
-	in ToDoCreateRequest // without account_number and delivery_type
+	in ToDoUpdateRequest // account_number and delivery_type not named
 }
 
 // ParseToDoPatch reads the body of PATCH /api/v2/to-dos/{id} (a ToDoUpdateRequest). Naming
 // account_number or delivery_type, which decide which account and which channel a To Do
 // is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
-	var in ToDoCreateRequest // the create's properties, to refuse those an update may not name
+	var in ToDoUpdateRequest
 	if _, ok := decodeRequest(body, &in); !ok {
 		return nil, errNotObject
 	}
@@ -89,7 +89,10 @@ func (p *ToDoPatch) Merge(t *ToDo) (*ToDoCreate, error) {
 		ToDoDetails: ToDoDetails{Name: given(&t.Name), Contact: given(t.Contact), MessageText: given(t.MessageText),
 			Instructions: given(t.Instructions), From: given(t.From), FromEmail: given(t.FromEmail),
 			SenderName: given(t.SenderName), Subject: given(t.Subject)}}
-	overlay(&in, &p.in)
+	overlay(&in.ToDoDetails, &p.in.ToDoDetails)
+	if p.in.Schedule.Named {
+		in.Schedule = p.in.Schedule
+	}
 	c, err := toDoFields(&in, false)
 	if err != nil {
 		return nil, err

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -27,8 +29,11 @@ import (
 //     the domain parses bodies into (vNComponents), made by the reflection the MCP output
 //     schemas come from (internal/schema): properties, their JSON types, nullability,
 //     required-ness and the fields' descriptions (jsonschema tags), with the domain's
-//     enumerations (vNEnums) and limits (v2Limits). So a field added to a type is
-//     documented without editing JSON.
+//     enumerations (vNEnums; v2AnyCase for those the parsers match in any case), limits and
+//     conditions (v2Limits; "Schema." for keywords of a whole schema, such as the
+//     properties each delivery type requires). So a field added to a type is documented
+//     without editing JSON. A request type's optional property may be null, as the parsers
+//     take null for absent, and a property tagged refused:"true" admits no value.
 //
 // What a Go type cannot say (a format, an enumeration, a pattern, examples, a description
 // where the field has no jsonschema tag, the sandbox marker) is in openapi/vN.schemas.json,
@@ -39,6 +44,12 @@ import (
 type component struct {
 	name string
 	typ  reflect.Type
+}
+
+// request reports whether c is the schema of a request body (or of a part of one): the
+// components named ...Request, and those the request bodies refer to.
+func (c component) request() bool {
+	return strings.HasSuffix(c.name, "Request") || slices.Contains([]string{"MessageCreate", "ScheduleInput", "DeliveryMethodInput"}, c.name)
 }
 
 // v1Components are the public API's schemas that its handlers' types encode.
@@ -129,13 +140,102 @@ var v2Enums = map[string][]string{
 	"ToDo.state":               answerdesk.ToDoStates,
 	"ToDoDelivery.status":      answerdesk.OccurrenceStatuses,
 
+	// Matched exactly by the parsers (the ones they match in any case are v2AnyCase).
+	"MessageCreate.non_message_type": answerdesk.NonMessageTypes,
+	"DeliveryMethodInput.type":       {answerdesk.DeliveryMethodExternalAPI},
+}
+
+// v2AnyCase are the enumerations of request properties that the parsers match in any case
+// and with spaces around (they trim and fold the case). JSON Schema has no case-insensitive
+// enum, and an enum would refuse "SMS", which the server takes; so these are documented by
+// a pattern that matches exactly what the server accepts, with the canonical values as the
+// examples (the descriptions say "matched case-insensitively").
+var v2AnyCase = map[string][]string{
 	"MessageCreate.origin":             answerdesk.Origins,
-	"MessageCreate.non_message_type":   answerdesk.NonMessageTypes,
 	"ToDoCreateRequest.delivery_type":  answerdesk.DeliveryTypes,
 	"ScheduleInput.rule":               {answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
 	"ScheduleInput.frequency":          {answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
-	"DeliveryMethodInput.type":         {answerdesk.DeliveryMethodExternalAPI},
 	"DeliveryMethodInput.payload_type": {answerdesk.PayloadJSON, answerdesk.PayloadForm},
+}
+
+// anyCasePattern is the pattern of a string that is one of values in any case, with white
+// space around: ^\s*(?:[Ss][Mm][Ss]|...)\s*$, in the syntax both ECMA-262 and Go's regexp
+// read.
+func anyCasePattern(values []string) string {
+	alts := make([]string, len(values))
+	for i, v := range values {
+		var b strings.Builder
+		for _, r := range v {
+			if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
+				fmt.Fprintf(&b, "[%c%c]", up, lo)
+			} else {
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		alts[i] = b.String()
+	}
+	return `^\s*(?:` + strings.Join(alts, "|") + `)\s*$`
+}
+
+// requiredWhen is the condition of each delivery type on a To Do create body: when
+// delivery_type is that type (in any case), its required properties must be non-blank
+// strings (the parser treats null, like a blank string, as missing).
+func requiredWhen() []any {
+	var all []any
+	for _, dt := range answerdesk.DeliveryTypes {
+		required := answerdesk.RequiredByDeliveryType[dt]
+		props := map[string]any{}
+		for _, p := range required {
+			props[p] = map[string]any{"type": "string", "pattern": `\S`}
+		}
+		all = append(all, map[string]any{
+			"if": map[string]any{
+				"properties": map[string]any{"delivery_type": map[string]any{"type": "string", "pattern": anyCasePattern([]string{dt})}},
+				"required":   []string{"delivery_type"},
+			},
+			"then": map[string]any{"required": required, "properties": props},
+		})
+	}
+	return all
+}
+
+// scheduleRules are the conditions of a schedule object, as scheduleInput checks them:
+// with a rule, none of the recurring properties; immediately without times, the others
+// with at least one; without a rule (or with null), a frequency, whose days are weekday
+// names (weekly), days of the month (monthly) or none (daily); never both until and count.
+// (A time of a today schedule already past is a 422 no schema can tell.)
+func scheduleRules() []any {
+	type obj = map[string]any
+	str := func(values ...string) obj { return obj{"type": "string", "pattern": anyCasePattern(values)} }
+	null := obj{"type": "null"}
+	notNull := obj{"not": null}
+	recurring := obj{"properties": obj{"rule": null}}
+	recurringOnly := obj{}
+	for _, p := range []string{"frequency", "interval", "days", "until", "count", "skip_dates"} {
+		recurringOnly[p] = null
+	}
+	frequency := func(f string, days obj) obj {
+		return obj{
+			"if":   obj{"properties": obj{"rule": null, "frequency": str(f)}, "required": []string{"frequency"}},
+			"then": obj{"properties": obj{"days": days}, "required": []string{"days"}},
+		}
+	}
+	return []any{
+		obj{"if": obj{"properties": obj{"rule": obj{"type": "string"}}, "required": []string{"rule"}}, "then": obj{"properties": recurringOnly}},
+		obj{
+			"if":   obj{"properties": obj{"rule": str(answerdesk.ScheduleImmediately)}, "required": []string{"rule"}},
+			"then": obj{"properties": obj{"times": obj{"maxItems": 0}}},
+			"else": obj{"properties": obj{"times": obj{"type": "array", "minItems": 1}}, "required": []string{"times"}},
+		},
+		obj{"if": recurring, "then": obj{"properties": obj{"frequency": obj{"type": "string"}}, "required": []string{"frequency"}}},
+		frequency(answerdesk.FrequencyWeekly, obj{"type": "array", "minItems": 1, "items": obj{"type": "string"}}),
+		frequency(answerdesk.FrequencyMonthly, obj{"type": "array", "minItems": 1, "items": obj{"type": "integer"}}),
+		obj{
+			"if":   obj{"properties": obj{"rule": null, "frequency": str(answerdesk.FrequencyDaily)}, "required": []string{"frequency"}},
+			"then": obj{"properties": obj{"days": obj{"maxItems": 0}}},
+		},
+		obj{"not": obj{"properties": obj{"until": notNull, "count": notNull}, "required": []string{"until", "count"}}},
+	}
 }
 
 // v2Limits are the keywords of v2Components' properties that state the domain's limits,
@@ -162,13 +262,30 @@ var v2Limits = func() map[string]map[string]any {
 		"DeliveryMethodInput.data":                          {"minItems": 1, "maxItems": answerdesk.MaxPayloadFields},
 		"AccountCreateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
 		"AccountUpdateRequest.name":                         {"maxLength": answerdesk.MaxAccountNameLength},
-		"UserCreateRequest.password":                        {"minLength": answerdesk.MinPasswordLength, "maxLength": answerdesk.MaxPasswordLength},
+		// "" is no password, as when left out.
+		"UserCreateRequest.password": {"maxLength": answerdesk.MaxPasswordLength,
+			"anyOf": []any{map[string]any{"const": ""}, map[string]any{"minLength": answerdesk.MinPasswordLength}}},
 		"DeliveryMethodInput.headers": {"maxProperties": answerdesk.MaxHeaders, "propertyNames": map[string]any{"maxLength": answerdesk.MaxHeaderNameLength},
 			"additionalProperties": map[string]any{"maxLength": answerdesk.MaxHeaderValueLength}},
 	}
 	for _, name := range answerdesk.MessageStringFields() {
-		limits["MessageCreate."+name] = map[string]any{"maxLength": answerdesk.MaxStringLength}
+		if v2Enums["MessageCreate."+name] == nil { // an enumeration says more than a length
+			limits["MessageCreate."+name] = map[string]any{"maxLength": answerdesk.MaxStringLength}
+		}
 	}
+	for at, values := range v2AnyCase {
+		if limits[at] == nil {
+			limits[at] = map[string]any{}
+		}
+		// The enumeration for readers and client generators, what the server takes (any
+		// case, spaces around) for validators.
+		limits[at] = mergeSchema(limits[at], map[string]any{"anyOf": []any{
+			map[string]any{"enum": values},
+			map[string]any{"pattern": anyCasePattern(values)},
+		}})
+	}
+	limits["ToDoCreateRequest."] = map[string]any{"allOf": requiredWhen()}
+	limits["ScheduleInput."] = map[string]any{"allOf": scheduleRules()}
 	for name, max := range toDo {
 		limits["ToDoCreateRequest."+name] = map[string]any{"maxLength": max}
 		limits["ToDoUpdateRequest."+name] = map[string]any{"maxLength": max}
@@ -293,7 +410,7 @@ func buildDocument(base, extras []byte, comps []component, enums map[string][]st
 		if _, dup := schemas[c.name]; dup {
 			return nil, fmt.Errorf("openapi: schema %s is both generated and written in the base", c.name)
 		}
-		s, err := componentSchema(c.typ, refs)
+		s, err := componentSchema(c.typ, refs, c.request())
 		if err != nil {
 			return nil, err
 		}
@@ -351,6 +468,9 @@ func setRules(c component, s map[string]any, rules map[string]map[string]any) er
 			continue
 		}
 		p, ok := props[prop].(map[string]any)
+		if prop == "" { // "Schema.": keywords of the schema itself
+			p, ok = s, true
+		}
 		if !ok {
 			return fmt.Errorf("openapi: enumeration or limits of %s, which %v does not have", at, c.typ)
 		}
@@ -363,7 +483,11 @@ func setRules(c component, s map[string]any, rules map[string]map[string]any) er
 				kw["enum"] = append(enum, nil) // a nullable property's null is one of its values
 			}
 		}
-		props[prop] = mergeSchema(p, kw)
+		if prop != "" {
+			props[prop] = mergeSchema(p, kw)
+		} else {
+			mergeSchema(s, kw)
+		}
 	}
 	return nil
 }
@@ -378,7 +502,8 @@ func declaresShared(ops []operation) bool {
 // componentSchema is the schema of t as a generic JSON value, the other components referred
 // to by $ref. Lists are never null in the API's bodies; nullable types are written
 // ["T", "null"].
-func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]any, error) {
+// request says whether t is a request body's type.
+func componentSchema(t reflect.Type, refs map[reflect.Type]string, request bool) (map[string]any, error) {
 	s, err := schema.Of(t, refs)
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
@@ -388,6 +513,10 @@ func componentSchema(t reflect.Type, refs map[reflect.Type]string) (map[string]a
 	schema.OmittedNotNull(t, s)
 	schema.Int64Format(t, s)
 	schema.OptionalNull(t, s) // after NonNullArrays: a request may give null for a list
+	if request {
+		schema.PlainOptionalNull(t, s) // after OmittedNotNull, for the same reason
+	}
+	schema.Refused(t, s)
 	schema.NullLast(s)
 	// A response may gain properties within a version; the documents have always let clients
 	// expect that, so the generated "no other properties" is not published.

@@ -702,15 +702,26 @@ func checkOpenAPIExamples(t *testing.T, doc map[string]any) {
 // (unevaluatedProperties: false is added to a copy of the document), so that a response
 // property the document does not describe fails.
 func oaValidate(doc map[string]any, schema any, v any, at string) []string {
+	return oaValidateAs(doc, schema, v, at, true)
+}
+
+// oaValidateRequest is oaValidate for a request body: as the document says, without the
+// strictness (a request may carry properties a schema does not list when the schema says
+// nothing of others, as the parsers ignore them).
+func oaValidateRequest(doc map[string]any, schema any, v any, at string) []string {
+	return oaValidateAs(doc, schema, v, at, false)
+}
+
+func oaValidateAs(doc map[string]any, schema any, v any, at string, strict bool) []string {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	const docURL = "https://answerdesk.test/openapi.json"
-	if err := c.AddResource(docURL, oaStrict(doc, "")); err != nil {
+	if err := c.AddResource(docURL, oaStrict(doc, "", strict)); err != nil {
 		return []string{fmt.Sprintf("%s: the document: %v", at, err)}
 	}
 	const schemaURL = "https://answerdesk.test/schema.json"
-	if err := c.AddResource(schemaURL, oaStrict(schema, docURL)); err != nil {
+	if err := c.AddResource(schemaURL, oaStrict(schema, docURL, strict)); err != nil {
 		return []string{fmt.Sprintf("%s: schema: %v", at, err)}
 	}
 	sch, err := c.Compile(schemaURL)
@@ -732,10 +743,10 @@ func oaValidate(doc map[string]any, schema any, v any, at string) []string {
 	return nil
 }
 
-// oaStrict returns a deep copy of v where every schema that lists properties and says
+// oaStrict returns a deep copy of v where (when strict) every schema that lists properties and says
 // nothing of others admits no others, and (with base) every local $ref points into the
 // document at base.
-func oaStrict(v any, base string) any {
+func oaStrict(v any, base string, strict bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x)+1)
@@ -743,17 +754,17 @@ func oaStrict(v any, base string) any {
 			if k == "properties" {
 				props := map[string]any{}
 				for name, ps := range e.(map[string]any) {
-					props[name] = oaStrict(ps, base)
+					props[name] = oaStrict(ps, base, strict)
 				}
 				out[k] = props
 				continue
 			}
-			out[k] = oaStrict(e, base)
+			out[k] = oaStrict(e, base, strict)
 		}
 		if ref, ok := x["$ref"].(string); ok && base != "" && strings.HasPrefix(ref, "#") {
 			out["$ref"] = base + ref
 		}
-		if _, ok := x["properties"].(map[string]any); ok {
+		if _, ok := x["properties"].(map[string]any); ok && strict {
 			if _, says := x["additionalProperties"]; !says {
 				out["unevaluatedProperties"] = false
 			}
@@ -762,7 +773,7 @@ func oaStrict(v any, base string) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = oaStrict(e, base)
+			out[i] = oaStrict(e, base, strict)
 		}
 		return out
 	default:

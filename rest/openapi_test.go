@@ -226,17 +226,7 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 
 	// Enumerations match the domain's lists.
 	msg := oaSchemaProps(doc, "Message")
-	enum := func(v any) []string {
-		var out []string
-		m, _ := v.(map[string]any)
-		list, _ := m["enum"].([]any)
-		for _, e := range list {
-			if e != nil {
-				out = append(out, e.(string))
-			}
-		}
-		return out
-	}
+	enum := func(v any) []string { return oaEnum(t, v) }
 	if got := enum(msg["origin"]); !slices.Equal(got, answerdesk.Origins) {
 		t.Errorf("Message.origin enum %v, want %v", got, answerdesk.Origins)
 	}
@@ -315,6 +305,40 @@ func toDoFieldErrors(t *testing.T, body map[string]any) map[string][]string {
 	return out
 }
 
+// oaEnum is a property's enumeration: its enum, or for a value matched in any case its
+// examples, each of which (in upper and lower case, with spaces around) its pattern must
+// match.
+func oaEnum(t *testing.T, v any) []string {
+	t.Helper()
+	var out []string
+	m, _ := v.(map[string]any)
+	list, _ := m["enum"].([]any)
+	// An enumeration matched in any case: anyOf [{enum}, {pattern}].
+	if alts, ok := m["anyOf"].([]any); ok && list == nil && len(alts) == 2 {
+		e, _ := alts[0].(map[string]any)
+		p, _ := alts[1].(map[string]any)
+		list, _ = e["enum"].([]any)
+		pat, _ := p["pattern"].(string)
+		re := regexp.MustCompile(pat)
+		for _, e := range list {
+			for _, s := range []string{e.(string), strings.ToUpper(e.(string)), " " + strings.ToLower(e.(string)) + " "} {
+				if !re.MatchString(s) {
+					t.Errorf("pattern %s does not match %q", pat, s)
+				}
+			}
+		}
+		if re.MatchString("x") || re.MatchString("") {
+			t.Errorf("pattern %s matches a value outside the enumeration", pat)
+		}
+	}
+	for _, e := range list {
+		if e != nil {
+			out = append(out, e.(string))
+		}
+	}
+	return out
+}
+
 // TestOpenAPIToDoCreateMatchesParser checks ToDoCreateRequest and ScheduleInput against what
 // ParseToDoCreate reads: the properties, the per-channel required ones, and the limits.
 func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
@@ -344,6 +368,9 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 		if _, ok := oaObj(create, p)["enum"]; ok {
 			continue
 		}
+		if _, ok := oaObj(create, p)["anyOf"]; ok && p == "delivery_type" { // an enumeration in any case
+			continue
+		}
 		mx, ok := oaObj(create, p)["maxLength"].(float64)
 		if !ok {
 			t.Errorf("ToDoCreateRequest.%s has no maxLength", p)
@@ -363,7 +390,13 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 	documented := map[string][]string{}
 	allOf, _ := schemas["ToDoCreateRequest"].(map[string]any)["allOf"].([]any)
 	for _, c := range allOf {
-		dt, _ := oaObj(oaObj(oaObj(c, "if"), "properties"), "delivery_type")["const"].(string)
+		pat, _ := oaObj(oaObj(oaObj(c, "if"), "properties"), "delivery_type")["pattern"].(string)
+		var dt string
+		for _, v := range answerdesk.DeliveryTypes {
+			if regexp.MustCompile(pat).MatchString(strings.ToUpper(v)) {
+				dt = v
+			}
+		}
 		req, _ := oaObj(c, "then")["required"].([]any)
 		for _, r := range req {
 			documented[dt] = append(documented[dt], r.(string))
@@ -449,9 +482,7 @@ func TestOpenAPIToDoCreateMatchesParser(t *testing.T) {
 		items := oaObj(alt, "items")
 		switch items["type"] {
 		case "string":
-			for _, d := range items["enum"].([]any) {
-				weekdays = append(weekdays, d.(string))
-			}
+			weekdays = oaEnum(t, items)
 		case "integer":
 			monthMin, _ = items["minimum"].(float64)
 			monthMax, _ = items["maximum"].(float64)
@@ -679,20 +710,26 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 		t.Error(`payload_type "XML" accepted`)
 	}
 	names := regexp.MustCompile(oaObj(hd, "propertyNames")["pattern"].(string))
-	reserved, _ := oaObj(oaObj(hd, "propertyNames"), "not")["enum"].([]any)
-	if len(reserved) == 0 {
-		t.Error("DeliveryMethodInput.headers.propertyNames lists no reserved names")
+	notPat, _ := oaObj(oaObj(hd, "propertyNames"), "not")["pattern"].(string)
+	if notPat == "" {
+		t.Fatal("DeliveryMethodInput.headers.propertyNames refuses no reserved names")
 	}
+	reserved := regexp.MustCompile(notPat)
 	desc, _ := hd["description"].(string)
-	for _, r := range reserved {
-		name := r.(string)
-		for _, n := range []string{name, strings.ToLower(name)} {
-			if valid(contact(nil, method(map[string]any{"headers": map[string]any{n: "v"}}))) {
-				t.Errorf("reserved header %q is accepted by the parser", n)
+	for _, name := range []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Idempotency-Key",
+		"User-Agent", "TE", "Trailer", "Upgrade", "Expect", "Webhook-Id", "Webhook-Signature", "Proxy-Authorization"} {
+		for _, n := range []string{name, strings.ToLower(name), strings.ToUpper(name)} {
+			if valid(contact(nil, method(map[string]any{"headers": map[string]any{n: "v"}}))) || !reserved.MatchString(n) {
+				t.Errorf("reserved header %q is accepted by the parser, or not by the documented pattern %s", n, notPat)
 			}
 		}
-		if !strings.Contains(desc, name) {
+		if !strings.Contains(desc, name) && !strings.HasPrefix(name, "Webhook-") && !strings.HasPrefix(name, "Proxy-") {
 			t.Errorf("DeliveryMethodInput.headers description does not name reserved header %s", name)
+		}
+	}
+	for _, n := range []string{"X-Api-Key", "Authorization", "Content-Type", "Hosts", "Webhook", "X-Host"} {
+		if reserved.MatchString(n) {
+			t.Errorf("header %q is refused by the documented pattern %s", n, notPat)
 		}
 	}
 	for _, n := range []string{"X-Api-Key", "Authorization", "Content-Type", "Accept", "x_custom.1~"} {
@@ -716,8 +753,8 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 		t.Error("basic_auth with username and password refused")
 	}
 
-	// Signing secrets: whsec_ + base64 of the documented byte range; the schema's lengths
-	// admit every valid one.
+	// Signing secrets: whsec_ + base64 of the documented byte range; the schema's pattern
+	// and length admit every valid one, and "" (no secret), which the parser takes as none.
 	sec := oaObj(input, "signing_secret")
 	secPattern := regexp.MustCompile(sec["pattern"].(string))
 	secret := func(n int) string { return "whsec_" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xa5}, n)) }
@@ -726,8 +763,16 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 		if !valid(contact(nil, method(map[string]any{"signing_secret": s}))) {
 			t.Errorf("signing secret of %d bytes refused", n)
 		}
-		if !secPattern.MatchString(s) || len(s) < num(sec, "minLength") || len(s) > num(sec, "maxLength") {
-			t.Errorf("signing secret of %d bytes (%d characters) is outside the documented pattern or lengths", n, len(s))
+		if !secPattern.MatchString(s) || len(s) > num(sec, "maxLength") {
+			t.Errorf("signing secret of %d bytes (%d characters) is outside the documented pattern or length", n, len(s))
+		}
+	}
+	if !valid(contact(nil, method(map[string]any{"signing_secret": ""}))) || !secPattern.MatchString("") {
+		t.Error(`signing secret "" (none) is refused by the parser or the pattern`)
+	}
+	for _, s := range []string{secret(23), "whsec_"} {
+		if secPattern.MatchString(s) {
+			t.Errorf("signing secret %q matches the documented pattern", s)
 		}
 	}
 	for _, s := range []string{secret(23), secret(65), "whsec_not base64", base64.StdEncoding.EncodeToString(make([]byte, 32))} {

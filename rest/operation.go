@@ -144,7 +144,7 @@ func setQueryParams(o map[string]any, shared map[string]map[string]any, done map
 		}
 		seen[name] = true
 		q := op.query[i]
-		if isShared != (q.shared != "") || q.shared != sharedName {
+		if q.shared != sharedName { // sharedName is "" when the base does not refer to a shared one
 			return fmt.Errorf("openapi: %s: query parameter %s is declared shared as %q, the base refers to %q", at, name, q.shared, sharedName)
 		}
 		schema := maps.Clone(q.schema)

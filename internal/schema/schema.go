@@ -22,8 +22,9 @@ var selfEncoded = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "The script's answers: question name to answer."},
 	// A request's list of values each of which its rule decodes (a schedule's days).
 	reflect.TypeFor[[]json.RawMessage](): {Type: "array"},
-	// A request's number, kept as given to be checked as an integer by its rule.
-	reflect.TypeFor[json.Number](): {Type: "integer", Format: "int64"},
+	// A request's number, kept as given to be checked as an integer by its rule, which
+	// states its range (no format: the range says more than a width).
+	reflect.TypeFor[json.Number](): {Type: "integer"},
 	reflect.TypeFor[answerdesk.PageMeta](): {
 		Type: "object", Description: "Where this page is in the whole list.",
 		Properties: map[string]*jsonschema.Schema{
@@ -132,6 +133,43 @@ func OptionalNull(t reflect.Type, s *jsonschema.Schema) {
 			case p.Type != "":
 				p.Types, p.Type = []string{p.Type, "null"}, ""
 			}
+		}
+	}
+}
+
+// PlainOptionalNull lets the optional properties of s, the schema of request type t, that
+// are not Opt fields be null: encoding/json leaves such a field as it was on null, so null
+// is the same as leaving the property out. (Opt fields say it themselves: OptionalNull.)
+func PlainOptionalNull(t reflect.Type, s *jsonschema.Schema) {
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		p := s.Properties[name]
+		if _, isOpt := optValue(f.Type); f.Anonymous || isOpt || p == nil || slices.Contains(s.Required, name) {
+			continue
+		}
+		switch {
+		case p.Type != "":
+			p.Types, p.Type = []string{p.Type, "null"}, ""
+		case len(p.Types) > 0 && !slices.Contains(p.Types, "null"):
+			p.Types = append(slices.Clone(p.Types), "null")
+		}
+	}
+}
+
+// Refused makes the schema of each property of s, t's schema, whose field is tagged
+// refused:"true" one that no value satisfies ({"not": {}}, with the field's description):
+// a request that names the property, even as null, is refused.
+func Refused(t reflect.Type, s *jsonschema.Schema) {
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if p := s.Properties[name]; p != nil && f.Tag.Get("refused") == "true" {
+			*p = jsonschema.Schema{Description: p.Description, Not: &jsonschema.Schema{}}
 		}
 	}
 }

@@ -82,11 +82,47 @@ func TestOfRequest(t *testing.T) {
 		`"items":{"type":["array","null"],"items":{"$ref":"#/components/schemas/Inner"}},` +
 		`"name":{"type":"string","description":"Required."},` +
 		`"note":{"type":["string","null"]},` +
-		`"number":{"type":["integer","null"],"format":"int64"}}`
+		`"number":{"type":["integer","null"]}}`
 	if string(got) != want {
 		t.Errorf("properties\n got %s\nwant %s", got, want)
 	}
 	if len(s.Required) != 1 || s.Required[0] != "name" {
 		t.Errorf("required %v, want [name]", s.Required)
+	}
+}
+
+type update struct {
+	Fixed   answerdesk.Opt[string] `json:"fixed,omitzero" refused:"true" jsonschema:"Cannot be changed."`
+	Name    *string                `json:"name,omitempty"`
+	Tags    []string               `json:"tags,omitempty"`
+	Admin   bool                   `json:"admin,omitempty"`
+	Number  string                 `json:"number"`
+	Comment answerdesk.Opt[string] `json:"comment,omitzero"`
+}
+
+// TestRequestRules: a refused property admits no value; an optional plain property of a
+// request may be null (encoding/json takes null as absent), a required one may not.
+func TestRequestRules(t *testing.T) {
+	typ := reflect.TypeFor[update]()
+	s, err := schema.Of(typ, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Required = []string{"number"}
+	schema.NonNullArrays(s) // as rest's components are made
+	schema.OmittedNotNull(typ, s)
+	schema.OptionalNull(typ, s)
+	schema.PlainOptionalNull(typ, s)
+	schema.Refused(typ, s)
+	schema.NullLast(s)
+	got, _ := json.Marshal(s.Properties)
+	want := `{"admin":{"type":["boolean","null"]},` +
+		`"comment":{"type":["string","null"]},` +
+		`"fixed":{"description":"Cannot be changed.","not":true},` +
+		`"name":{"type":["string","null"]},` +
+		`"number":{"type":"string"},` +
+		`"tags":{"type":["array","null"],"items":{"type":"string"}}}`
+	if string(got) != want {
+		t.Errorf("properties\n got %s\nwant %s", got, want)
 	}
 }
