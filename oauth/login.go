@@ -111,16 +111,20 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	limits := s.signInLimits(email, r)
 	now := s.now()
 	ctx := context.WithoutCancel(r.Context()) // a right password is refunded even if the client has gone
-	for i, l := range limits {
+	for i := range limits {
+		l := &limits[i]
 		d, err := l.limiter.Take(ctx, l.key, 1, now)
+		// The window the spend counted in: another attempt's later clock may have started the
+		// key's next window already, and the refund must go where the spend went.
+		l.spentAt = now.Add(d.Reset - time.Nanosecond)
 		if err != nil {
-			s.refund(ctx, limits[:i], now)
+			s.refund(ctx, limits[:i])
 			s.logger().ErrorContext(ctx, "sign-in throttle", "err", err)
 			s.errorPage(w, http.StatusInternalServerError, "Sign-in failed", "Try again later.")
 			return
 		}
 		if !d.Allowed {
-			s.refund(ctx, limits[:i], now)
+			s.refund(ctx, limits[:i])
 			w.Header().Set("Retry-After", fmt.Sprint(int(d.Reset.Seconds())+1))
 			s.renderLogin(w, r, http.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-in attempts. Try again in %d minutes.", int(d.Reset.Minutes())+1), email)
 			return
@@ -135,7 +139,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusUnauthorized, "Wrong email or password.", email)
 		return
 	}
-	s.refund(ctx, limits, now)
+	s.refund(ctx, limits)
 	plain, _, err := s.Sessions.CreateSession(r.Context(), user.ID)
 	if err != nil {
 		s.logger().ErrorContext(r.Context(), "create session", "err", err)
@@ -169,13 +173,14 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 type signInLimit struct {
 	limiter answerdesk.RefundableRateLimiter
 	key     string
+	spentAt time.Time // a time in the window this attempt's spend counted in
 }
 
 // refund gives back the failures a sign-in attempt spent at now. A refund that fails is
 // logged and the failure stays counted: that errs towards the throttle, not the attacker.
-func (s *Server) refund(ctx context.Context, limits []signInLimit, now time.Time) {
+func (s *Server) refund(ctx context.Context, limits []signInLimit) {
 	for _, l := range limits {
-		if err := l.limiter.Refund(ctx, l.key, 1, now); err != nil {
+		if err := l.limiter.Refund(ctx, l.key, 1, l.spentAt); err != nil {
 			s.logger().ErrorContext(ctx, "sign-in throttle", "err", err)
 		}
 	}
@@ -188,9 +193,9 @@ func (s *Server) signInLimits(email string, r *http.Request) []signInLimit {
 	addr := s.clientAddress(r)
 	var out []signInLimit
 	for _, l := range []signInLimit{
-		{s.SignInLimit, "signin:pair:" + email + "|" + addr},
-		{s.SignInAddressLimit, "signin:addr:" + addr},
-		{s.SignInEmailLimit, "signin:email:" + email},
+		{limiter: s.SignInLimit, key: "signin:pair:" + email + "|" + addr},
+		{limiter: s.SignInAddressLimit, key: "signin:addr:" + addr},
+		{limiter: s.SignInEmailLimit, key: "signin:email:" + email},
 	} {
 		if l.limiter != nil {
 			out = append(out, l)

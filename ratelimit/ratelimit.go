@@ -51,7 +51,8 @@ func (m *Memory) Take(_ context.Context, key string, n int, now time.Time) (answ
 		w = &window{start: start}
 		m.windows[key] = w
 	}
-	d := answerdesk.RateDecision{Limit: m.Limit, Reset: start.Add(m.Window).Sub(now)}
+	// Reset is from the key's window, which a Take with a later clock may have started.
+	d := answerdesk.RateDecision{Limit: m.Limit, Reset: w.start.Add(m.Window).Sub(now)}
 	if w.used+n <= m.Limit {
 		w.used += n
 		d.Allowed = true

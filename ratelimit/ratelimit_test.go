@@ -68,3 +68,24 @@ func TestMemoryRefund(t *testing.T) {
 		}
 	}
 }
+
+// A Take whose clock reads just before a window another Take has started counts in that
+// newer window, and its Reset says so: a refund aimed at now+Reset gives back where the
+// spend went (the sign-in throttle refunds this way).
+func TestMemoryRefundAcrossTheWindowEdge(t *testing.T) {
+	ctx := context.Background()
+	m := &ratelimit.Memory{Limit: 10, Window: time.Minute}
+	w2 := time.Date(2026, 11, 24, 12, 1, 0, 0, time.UTC)
+	a := w2.Add(-time.Millisecond) // the earlier clock, still in the previous window
+	d2, _ := m.Take(ctx, "k", 1, w2)
+	da, _ := m.Take(ctx, "k", 1, a)
+	if err := m.Refund(ctx, "k", 1, a.Add(da.Reset-time.Nanosecond)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Refund(ctx, "k", 1, w2.Add(d2.Reset-time.Nanosecond)); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := m.Take(ctx, "k", 0, w2); d.Remaining != 10 {
+		t.Errorf("two refunded spends left %d of 10", d.Remaining)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -67,8 +68,13 @@ func (l *RateLimiter) Take(ctx context.Context, key string, n int, now time.Time
 	if err != nil {
 		return answerdesk.RateDecision{}, fmt.Errorf("rate limit %s: %w", l.scope, err)
 	}
+	// The decision has committed: a failed sweep must not turn it into an error (a caller
+	// would take nothing as spent). The sweep is tried again at the next Take.
 	if err := l.sweep(ctx, now); err != nil {
-		return answerdesk.RateDecision{}, err
+		l.mu.Lock()
+		l.lastSweep = time.Time{}
+		l.mu.Unlock()
+		slog.WarnContext(ctx, "rate limit sweep", "scope", l.scope, "err", err)
 	}
 	return answerdesk.RateDecision{
 		Allowed:   gotAllowed == 1,

@@ -214,9 +214,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.pprofAddr != "" {
 		pln, err := net.Listen("tcp", cfg.pprofAddr)
+		if err == nil && !isLoopbackListener(pln) {
+			// "localhost" is resolved by the system (hosts file, DNS): what was bound decides.
+			_ = pln.Close()
+			err = fmt.Errorf("%s is not a loopback address", pln.Addr())
+		}
 		if err != nil {
 			m.Shutdown(context.Background())
 			_ = httpServer.Close()
+			if metricsServer != nil {
+				_ = metricsServer.Close()
+			}
 			return fmt.Errorf("listen on --pprof-addr %s: %w", cfg.pprofAddr, err)
 		}
 		pprofServer := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
@@ -480,15 +488,37 @@ Nothing can use it until it has an account, a user and a token. In another termi
 }
 
 // pprofMux serves net/http/pprof's handlers, registered here rather than on
-// http.DefaultServeMux so that no other listener serves them by accident.
-func pprofMux() *http.ServeMux {
+// http.DefaultServeMux so that no other listener serves them by accident. The command line
+// is not served (it may hold --smtp-password or a database URL's password), and a request
+// whose Host is not loopback is refused: a page in a browser on this machine could
+// otherwise reach the listener through DNS rebinding.
+func pprofMux() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+			http.Error(w, "forbidden: the profiler answers loopback hosts only", http.StatusForbidden)
+			return
+		}
+		if r.URL.Path == "/debug/pprof/cmdline" {
+			http.NotFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackListener reports whether ln listens on a loopback address.
+func isLoopbackListener(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
 
 // loopbackAddr reports whether addr is host:port with a loopback IP (or localhost) host.
