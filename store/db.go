@@ -121,7 +121,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
 	}
 	db.rd = newStmtReader(db.read, true)
-	db.tokens = newTokenCache(dsn("query_only(1)"))
+	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)"))
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)

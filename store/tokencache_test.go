@@ -141,3 +141,78 @@ func BenchmarkTokenLookup(b *testing.B) {
 	defer func() { db.tokens = tc }()
 	b.Run("query", run)
 }
+
+// TestTokenCacheSharedProbe: a request arriving while a probe runs is not answered by
+// that probe, which may have read the version before a commit the request must see (a
+// revocation), but by the next one; the requests waiting together share that next one.
+func TestTokenCacheSharedProbe(t *testing.T) {
+	ctx := context.Background()
+	db, _, _, _ := newTokenCacheDB(t)
+	tc := db.tokens
+	first, err := tc.dataVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	hold, release := make(chan struct{}), make(chan struct{})
+	tc.probed = func() {
+		tc.probed = nil // only the first probe below waits: it alone runs here
+		close(hold)
+		<-release
+	}
+	type result struct {
+		pv  probeVersion
+		err error
+	}
+	early := make(chan result, 1)
+	go func() {
+		pv, err := tc.dataVersion()
+		early <- result{pv, err}
+	}()
+	<-hold // the early probe has read the version
+
+	// A commit the early probe has not seen, then requests arriving while it still runs.
+	if _, err := db.write.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = 1`); err != nil {
+		t.Fatal(err)
+	}
+	const late = 3
+	lates := make(chan result, late)
+	for range late {
+		go func() {
+			pv, err := tc.dataVersion()
+			lates <- result{pv, err}
+		}()
+	}
+	for {
+		tc.mu.Lock()
+		w := tc.waiting
+		tc.mu.Unlock()
+		if w == late {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+
+	e := <-early
+	if e.err != nil || e.pv != first {
+		t.Fatalf("early probe: %+v, %v; want %+v (read before the commit)", e.pv, e.err, first)
+	}
+	var seen []probeVersion
+	for range late {
+		r := <-lates
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.pv == first {
+			t.Fatalf("a request arriving during a probe got that probe's version %+v, from before the commit", r.pv)
+		}
+		seen = append(seen, r.pv)
+	}
+	tc.mu.Lock()
+	probes := tc.started
+	tc.mu.Unlock()
+	if probes != 3 {
+		t.Errorf("%d probes for 1 + 1 + %d requests (%v), want 3: the late ones share one", probes, late, seen)
+	}
+}
