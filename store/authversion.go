@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -52,7 +53,8 @@ func (s *TokenService) authenticate(ctx context.Context, plain string, withVersi
 		if probe, err = tc.dataVersion(); err == nil {
 			cached = true
 			if e, ok := tc.get(hash, probe); ok && s.db.now().Sub(time.UnixMilli(e.lastUsed)) < lastUsedGranularity {
-				c := e.caller // a copy per request: callers are not shared between requests
+				c := e.caller                             // a copy per request: callers are not shared between requests,
+				c.AccountIDs = slices.Clone(c.AccountIDs) // nor are their slices
 				return &c, e.version, nil
 			}
 		}
