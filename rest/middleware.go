@@ -60,10 +60,19 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		if ww.Status() >= 500 {
 			level = slog.LevelError
 		}
-		s.Logger.LogAttrs(r.Context(), level, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
-			slog.Int("bytes", ww.BytesWritten()), slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", requestID(r.Context())))
+		// The record is built here rather than by Logger.LogAttrs, which would walk the stack
+		// (runtime.Callers) for a source location on every request; our handlers are made
+		// without AddSource, so the line is the same without it.
+		ctx := r.Context()
+		h := s.Logger.Handler()
+		if !h.Enabled(ctx, level) {
+			return
+		}
+		rec := slog.NewRecord(time.Now(), level, "request", 0)
+		rec.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", ww.Status()),
+			slog.Int("bytes", ww.BytesWritten()), slog.Duration("duration", rec.Time.Sub(start)),
+			slog.String("request_id", requestID(ctx)))
+		_ = h.Handle(ctx, rec)
 	})
 }
 
