@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,9 +91,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err := prepareFiles(path); err != nil {
 		return nil, err
 	}
-	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(" + o.synchronous + ")", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
+	pragmas := []string{"foreign_keys(1)", "synchronous(" + o.synchronous + ")", "journal_mode(WAL)", "temp_store(MEMORY)", "cache_size(-16000)"}
+	// dsn is the file's DSN with the shared pragmas, extra ones, and a 10 s busy_timeout
+	// unless extra sets another (the driver applies the first one given).
 	dsn := func(extra ...string) string {
 		q := url.Values{}
+		if !slices.ContainsFunc(extra, func(p string) bool { return strings.HasPrefix(p, "busy_timeout(") }) {
+			q.Add("_pragma", "busy_timeout(10000)")
+		}
 		for _, p := range append(pragmas, extra...) {
 			q.Add("_pragma", p)
 		}
@@ -121,7 +127,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("open database %s for reading: %w", path, err)
 	}
 	db.rd = newStmtReader(db.read, true)
-	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)"))
+	// The probe gives up on a locked file after 50 ms:
+	// a failed probe is a cache miss, and the lookup then waits under the request's own
+	// context instead of every request queueing behind the probe for the full 10 s.
+	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)", "busy_timeout(50)"))
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)

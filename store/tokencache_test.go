@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -214,5 +215,27 @@ func TestTokenCacheSharedProbe(t *testing.T) {
 	tc.mu.Unlock()
 	if probes != 3 {
 		t.Errorf("%d probes for 1 + 1 + %d requests (%v), want 3: the late ones share one", probes, late, seen)
+	}
+}
+
+// The probe waits at most 50 ms for a locked file: its DSN's later busy_timeout wins over
+// the shared 10 s one.
+func TestTokenCacheProbeBusyTimeout(t *testing.T) {
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "busy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	probe, err := sql.Open("sqlite", db.tokens.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.Close()
+	var ms int
+	if err := probe.QueryRow("PRAGMA busy_timeout").Scan(&ms); err != nil {
+		t.Fatal(err)
+	}
+	if ms != 50 {
+		t.Errorf("the probe's busy_timeout is %d ms, want 50", ms)
 	}
 }
