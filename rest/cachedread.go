@@ -3,8 +3,6 @@ package rest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -73,14 +71,14 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 	if cached {
 		etag = strings.TrimPrefix(p.etag, "W/")
 	} else {
-		sum := sha256.Sum256([]byte(key))
-		etag = `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
+		etag = etagOf([]byte(key))
 	}
 	// A tag the client holds was issued for this very key, so it matches without building
 	// the body; "*" matches only a resource that exists (RFC 9110 13.1.2), which the build
 	// finds out (a missing or invisible message stays a 404).
 	inm := r.Header.Get("If-None-Match")
-	if inm != "" && etagMatches(inm, etag) && !strings.Contains(inm, "*") {
+	match := inm != "" && etagMatches(inm, etag)
+	if match && !strings.Contains(inm, "*") {
 		w.Header().Set("ETag", "W/"+etag)
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -95,7 +93,7 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 		s.pages.put(p)
 	}
 	w.Header().Set("ETag", p.etag)
-	if inm != "" && etagMatches(inm, etag) {
+	if match { // by "*": the resource exists, since it was built
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -54,6 +54,3 @@ func (c *pageCache) put(p *cachedPage) {
 		c.lru.Put(p.key, p, p.cost())
 	}
 }
-
-// len returns the number of entries.
-func (c *pageCache) len() int { return c.lru.Len() }

@@ -28,11 +28,11 @@ func TestPageCacheBudget(t *testing.T) {
 			t.Errorf("%s cached = %v, want %v", key, ok, want)
 		}
 	}
-	if c.lru.Size() > c.lru.Budget() || c.len() != 3 {
-		t.Errorf("size %d of budget %d, %d entries", c.lru.Size(), c.lru.Budget(), c.len())
+	if c.lru.Size() > c.lru.Budget() || c.lru.Len() != 3 {
+		t.Errorf("size %d of budget %d, %d entries", c.lru.Size(), c.lru.Budget(), c.lru.Len())
 	}
 	c.put(&cachedPage{key: "huge", body: make([]byte, 4*per)})
-	if _, ok := c.get("huge", now); ok || c.len() != 3 {
+	if _, ok := c.get("huge", now); ok || c.lru.Len() != 3 {
 		t.Error("an entry over the budget was kept")
 	}
 	c.put(&cachedPage{key: "short", body: []byte("x"), expires: now.Add(time.Second)})

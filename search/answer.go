@@ -1087,13 +1087,14 @@ func (ix *Index) namesUnknown(text string) bool {
 func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*unit, bool) {
 	var cands []scored
 	seen := map[*docSection]bool{}
+	priors := priorsOf(passages)
 	for _, p := range passages {
 		sec := ix.ans.sections[p.URL]
 		if sec == nil || seen[sec] {
 			continue
 		}
 		seen[sec] = true
-		r, prior := ix.priors(p, passages)
+		r, prior := priors(p)
 		for _, u := range sec.units {
 			sc := q.score(u, r)
 			sc.score += pageWeight * prior
@@ -1122,41 +1123,8 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if debugDecide != nil {
 		debugDecide(q, cands)
 	}
-	// A unit holding under minSureCoverage of the question answers only when it also ranks
-	// well (minWeakScore): off-topic questions that share a common pair of words with a
-	// sentence ("port my phone number") reach that coverage, seldom that score.
-	weak := best.coverage < minSureCoverage && best.score < minWeakScore
-	if debugNoDecline {
-	} else if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
-		// One word of the docs among words they never use ("file" in "how do I file my
-		// taxes") is a coincidence however well it matches: no question of the tuning
-		// sets answered right has fewer than two.
-		// Mostly in words the docs never use ("reset my iPhone"): about something else,
-		// unless its few known words match very well.
+	if !debugNoDecline && q.declines(best) {
 		return nil, false
-	} else if best.coverage < minCoverage || best.own < minOwn || weak {
-		// No one unit holds enough of the question, but the section may: its heading and
-		// units together hold nearly all of the question's words ("Which statuses does a
-		// message go through?" under "Message statuses", the statuses in a list). Then the
-		// section's best unit answers.
-		// Or the section's heading is about the question ("How tokens are stored" for "Is
-		// my token stored in plain text?"): off-topic questions share a word or two with a
-		// sentence, seldom a good share of a heading.
-		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
-		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage &&
-			best.score >= minHeadingScore
-		// Or it ranks well above what off-topic questions reach (at most 0.811 on the four
-		// tuning sets) while holding a fair share of the question by its own words.
-		byRank := best.coverage >= minCoverageUnderHeading && best.own >= minOwn && best.score >= minStrongScore
-		// Or the question names several things the docs have headings for ("Is my API token
-		// stored in plain text on the server?": api, token, store, server) and the best unit
-		// holds some of it: a question in the docs' own concepts is about the docs, however
-		// its other words are phrased; the off-topic questions of the four tuning sets that
-		// get this far name at most two.
-		byConcepts := q.concepts >= minConcepts && best.own >= minOwnInSection
-		if !bySection && !byHeading && !byRank && !byConcepts {
-			return nil, false
-		}
 	}
 	// The question is answerable; which unit answers it best may also weigh what the
 	// decline must not: that a unit holds the kind of fact asked (a status for "which
@@ -1436,12 +1404,52 @@ func pageOf(u *unit) string {
 	return path
 }
 
-// priors are what a passage's units get from retrieval: its BM25 score relative to the
-// best passage's, and its page's share of the retrieved score relative to the best
+// declines reports whether the docs do not cover the question, its best unit being best.
+func (q question) declines(best scored) bool {
+	// A unit holding under minSureCoverage of the question answers only when it also ranks
+	// well (minWeakScore): off-topic questions that share a common pair of words with a
+	// sentence ("port my phone number") reach that coverage, seldom that score.
+	weak := best.coverage < minSureCoverage && best.score < minWeakScore
+	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
+		// One word of the docs among words they never use ("file" in "how do I file my
+		// taxes") is a coincidence however well it matches: no question of the tuning
+		// sets answered right has fewer than two.
+		// Mostly in words the docs never use ("reset my iPhone"): about something else,
+		// unless its few known words match very well.
+		return true
+	} else if best.coverage < minCoverage || best.own < minOwn || weak {
+		// No one unit holds enough of the question, but the section may: its heading and
+		// units together hold nearly all of the question's words ("Which statuses does a
+		// message go through?" under "Message statuses", the statuses in a list). Then the
+		// section's best unit answers.
+		// Or the section's heading is about the question ("How tokens are stored" for "Is
+		// my token stored in plain text?"): off-topic questions share a word or two with a
+		// sentence, seldom a good share of a heading.
+		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
+		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage &&
+			best.score >= minHeadingScore
+		// Or it ranks well above what off-topic questions reach (at most 0.811 on the four
+		// tuning sets) while holding a fair share of the question by its own words.
+		byRank := best.coverage >= minCoverageUnderHeading && best.own >= minOwn && best.score >= minStrongScore
+		// Or the question names several things the docs have headings for ("Is my API token
+		// stored in plain text on the server?": api, token, store, server) and the best unit
+		// holds some of it: a question in the docs' own concepts is about the docs, however
+		// its other words are phrased; the off-topic questions of the four tuning sets that
+		// get this far name at most two.
+		byConcepts := q.concepts >= minConcepts && best.own >= minOwnInSection
+		if !bySection && !byHeading && !byRank && !byConcepts {
+			return true
+		}
+	}
+	return false
+}
+
+// priorsOf returns what a passage of passages gets from retrieval: its BM25 score relative
+// to the best passage's, and its page's share of the retrieved score relative to the best
 // page's. A page whose several sections match is about the question; one matching section
 // of another page is more often a cross-reference (the rate-limits page mentioning
-// dispatching).
-func (ix *Index) priors(p Passage, passages []Passage) (retrieval, page float64) {
+// dispatching). The sums are made once per passage list, not once per passage.
+func priorsOf(passages []Passage) func(Passage) (retrieval, page float64) {
 	top := 0.0
 	sums := map[string]float64{}
 	maxSum := 0.0
@@ -1451,22 +1459,25 @@ func (ix *Index) priors(p Passage, passages []Passage) (retrieval, page float64)
 		sums[path] += o.bm25
 		maxSum = max(maxSum, sums[path])
 	}
-	if top > 0 {
-		retrieval = p.bm25 / top
+	return func(p Passage) (retrieval, page float64) {
+		if top > 0 {
+			retrieval = p.bm25 / top
+		}
+		if maxSum > 0 {
+			path, _, _ := strings.Cut(p.URL, "#")
+			page = sums[path] / maxSum
+		}
+		return retrieval, page
 	}
-	if maxSum > 0 {
-		path, _, _ := strings.Cut(p.URL, "#")
-		page = sums[path] / maxSum
-	}
-	return retrieval, page
 }
 
 // rerank orders retrieved passages by their best unit's score for the question (which
 // holds the retrieval score), best first, and sets Score to it: the passage that answers
 // the question first, not only the one with the most matching words.
 func (ix *Index) rerank(q question, ps []Passage) {
+	priors := priorsOf(ps) // from bm25 alone, which the loop leaves as it is
 	for i := range ps {
-		r, prior := ix.priors(ps[i], ps)
+		r, prior := priors(ps[i])
 		best := retrievalWeight * r
 		if sec := ix.ans.sections[ps[i].URL]; sec != nil {
 			for _, u := range sec.units {

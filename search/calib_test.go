@@ -1,3 +1,8 @@
+//go:build calib
+
+// A calibration tool, not a test: it asserts nothing, so it is built only with -tags calib
+// (CALIB_OUT=file go test -tags calib -run TestCalibDump ./search/).
+
 package search
 
 import (
@@ -21,7 +26,7 @@ func TestCalibDump(t *testing.T) {
 	}
 	ix := shippedIndex(t)
 	var b strings.Builder
-	for _, set := range []string{"tune", "dev2", "dev3"} {
+	for _, set := range []string{"tune", "dev2", "dev3", "dev5"} {
 		for _, qq := range loadQA(t, set+".json") {
 			var f string
 			debugDecide = func(q question, cands []scored) {
@@ -31,12 +36,6 @@ func TestCalibDump(t *testing.T) {
 					if c.u.sec != best.u.sec {
 						second = c.score
 						break
-					}
-				}
-				unknown := 0.0
-				for _, t := range q.terms {
-					if !ix.ans.known[t.term] && len(t.alts) == 0 {
-						unknown += t.weight
 					}
 				}
 				heavy := q.terms[0]
