@@ -24,13 +24,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-//go:embed migrations/common/*.sql migrations/sqlite/*.sql migrations/postgres/*.sql
+//go:embed migrations/*.sql
 var migrationFS embed.FS
 
 // DB is an open answerdesk database.
@@ -258,49 +259,65 @@ type migration struct {
 	sql     string
 }
 
-// commonMigrations holds the migrations whose SQL is the same on both engines. An engine's
-// own folder wins for a number it has, so a migration can split per engine later without
-// renumbering; the recorded name is the file's name either way.
-const commonMigrations = "migrations/common"
-
+// Migrations are one file per number in migrations/, named NNNN_what.sql, and each is a
+// text/template that both engines render with their dialect's ddl: the file holds what the
+// engines share once, names the words that differ ({{.ID}}, {{.BigInt}}, {{.Blob}},
+// {{.WithoutRowID}}, {{.NowMs}}; see ddl), and keeps the parts that differ in structure side
+// by side under {{if .Postgres}} ... {{else}} ... {{end}}. A directive on a line of its own
+// is written {{- ...}}, which removes the line break before it, so the rendered SQL has the
+// lines of the file with the directive lines taken out (a blank line therefore goes after a
+// directive line, not before).
+//
+// schema_migrations records a migration by its number and file name (no checksum), and the
+// names are those of the per-engine files they replaced. A released migration must go on
+// rendering to exactly the SQL each engine ran when it was released, comments included
+// (SQLite keeps a CREATE statement's text in sqlite_schema): testdata/migrations.sha256 holds
+// the hash of each and TestMigrationsRunTheSQLTheyAlwaysRan checks it.
 func (d dialect) migrationList() ([]migration, error) {
-	byVersion := map[int]migration{}
-	for _, dir := range []string{commonMigrations, d.migrations} {
-		entries, err := fs.ReadDir(migrationFS, dir)
+	entries, err := fs.ReadDir(migrationFS, migrationDir)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]migration, 0, len(entries))
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s/%s: name must start with a number and _", migrationDir, e.Name())
+		}
+		sql, err := d.migrationSQL(e.Name())
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range entries {
-			num, _, ok := strings.Cut(e.Name(), "_")
-			v, err := strconv.Atoi(num)
-			if !ok || err != nil {
-				return nil, fmt.Errorf("migration %s/%s: name must start with a number and _", dir, e.Name())
-			}
-			b, err := migrationFS.ReadFile(dir + "/" + e.Name())
-			if err != nil {
-				return nil, err
-			}
-			byVersion[v] = migration{version: v, name: e.Name(), sql: string(b)}
-		}
-	}
-	ms := make([]migration, 0, len(byVersion))
-	for _, m := range byVersion {
-		ms = append(ms, m)
+		ms = append(ms, migration{version: v, name: e.Name(), sql: sql})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s have one number", ms[i-1].name, ms[i].name)
+		}
+	}
 	return ms, nil
 }
 
+// migrationDir is the folder of the migration templates in migrationFS.
+const migrationDir = "migrations"
+
 // migrationSQL returns the SQL of the migration file name as this engine runs it.
 func (d dialect) migrationSQL(name string) (string, error) {
-	b, err := migrationFS.ReadFile(d.migrations + "/" + name)
-	if errors.Is(err, fs.ErrNotExist) {
-		b, err = migrationFS.ReadFile(commonMigrations + "/" + name)
-	}
+	b, err := migrationFS.ReadFile(migrationDir + "/" + name)
 	if err != nil {
 		return "", fmt.Errorf("migration %s: %w", name, err)
 	}
-	return string(b), nil
+	t, err := template.New(name).Parse(string(b))
+	if err != nil {
+		return "", fmt.Errorf("migration %s: %w", name, err)
+	}
+	var sql strings.Builder
+	if err := t.Execute(&sql, d.ddl); err != nil {
+		return "", fmt.Errorf("migration %s: %w", name, err)
+	}
+	return sql.String(), nil
 }
 
 // migrate applies every embedded migration not yet recorded, each in its own transaction.

@@ -18,36 +18,44 @@ import (
 // name recorded in schema_migrations. A new migration adds its line (the failure prints it).
 func TestMigrationsRunTheSQLTheyAlwaysRan(t *testing.T) {
 	want := readMigrationHashes(t, "testdata/migrations.sha256")
-	for _, tc := range []struct {
-		engine string
-		d      dialect
+	forEachMigrationEngine(t, func(t *testing.T, engine string, _ dialect, ms []migration) {
+		seen := map[string]bool{}
+		for _, m := range ms {
+			key := engine + "/" + m.name
+			seen[key] = true
+			sum := sha256.Sum256([]byte(m.sql))
+			got := hex.EncodeToString(sum[:])
+			switch w, ok := want[key]; {
+			case !ok:
+				t.Errorf("%s is not in testdata/migrations.sha256; once it is final, add the line:\n%s  %s", key, got, key)
+			case got != w:
+				t.Errorf("%s renders to SQL with SHA-256 %s, want %s: a released migration must not change", key, got, w)
+			}
+		}
+		for key := range want {
+			if strings.HasPrefix(key, engine+"/") && !seen[key] {
+				t.Errorf("%s is in testdata/migrations.sha256 but no longer a migration", key)
+			}
+		}
+	})
+}
+
+// forEachMigrationEngine runs fn in a subtest per engine with the engine's dialect and its
+// migrations as it runs them.
+func forEachMigrationEngine(t *testing.T, fn func(t *testing.T, engine string, d dialect, ms []migration)) {
+	for _, e := range []struct {
+		name string
+		d    dialect
 	}{
 		{"sqlite", sqliteDialect},
 		{"postgres", postgresDialect},
 	} {
-		t.Run(tc.engine, func(t *testing.T) {
-			ms, err := tc.d.migrationList()
+		t.Run(e.name, func(t *testing.T) {
+			ms, err := e.d.migrationList()
 			if err != nil {
 				t.Fatal(err)
 			}
-			seen := map[string]bool{}
-			for _, m := range ms {
-				key := tc.engine + "/" + m.name
-				seen[key] = true
-				sum := sha256.Sum256([]byte(m.sql))
-				got := hex.EncodeToString(sum[:])
-				switch w, ok := want[key]; {
-				case !ok:
-					t.Errorf("%s is not in testdata/migrations.sha256; once it is final, add the line:\n%s  %s", key, got, key)
-				case got != w:
-					t.Errorf("%s renders to SQL with SHA-256 %s, want %s: a released migration must not change", key, got, w)
-				}
-			}
-			for key := range want {
-				if strings.HasPrefix(key, tc.engine+"/") && !seen[key] {
-					t.Errorf("%s is in testdata/migrations.sha256 but no longer a migration", key)
-				}
-			}
+			fn(t, e.name, e.d, ms)
 		})
 	}
 }

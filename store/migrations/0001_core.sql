@@ -1,34 +1,44 @@
 -- Core schema: accounts, users, tokens, messages, call recordings.
--- Times are INTEGER unix milliseconds (UTC); booleans are INTEGER 0/1.
+-- Times are {{.BigInt}} unix milliseconds (UTC); booleans are INTEGER 0/1{{if .Postgres}}, as on SQLite{{end}}.
+{{- if .Postgres}}
+
+-- PostgreSQL: SQLite's functions that the queries use, so every query is one text on both
+-- engines. group_concat as SQLite has it (comma-separated, NULLs skipped), and instr.
+CREATE FUNCTION group_concat_step(acc text, v anyelement) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN v IS NULL THEN acc WHEN acc IS NULL THEN v::text ELSE acc || ',' || v::text END
+$$;
+CREATE AGGREGATE group_concat(anyelement) (SFUNC = group_concat_step, STYPE = text);
+CREATE FUNCTION instr(s text, sub text) RETURNS integer LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT strpos(s, sub) $$;
+{{- end}}
 
 CREATE TABLE accounts (
-	id          INTEGER PRIMARY KEY,
+	id          {{.ID}},
 	number      TEXT NOT NULL UNIQUE,
 	name        TEXT NOT NULL,
 	time_zone   TEXT NOT NULL DEFAULT 'America/New_York',
-	created_at  INTEGER NOT NULL
+	created_at  {{.BigInt}} NOT NULL
 );
 
 CREATE TABLE users (
-	id             INTEGER PRIMARY KEY,
+	id             {{.ID}},
 	email          TEXT NOT NULL UNIQUE,
 	password_hash  TEXT NOT NULL,
 	admin          INTEGER NOT NULL DEFAULT 0,
-	created_at     INTEGER NOT NULL
+	created_at     {{.BigInt}} NOT NULL
 );
 
 CREATE TABLE memberships (
-	user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-	account_id  INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	user_id     {{.BigInt}} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	account_id  {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
 	PRIMARY KEY (user_id, account_id)
-) WITHOUT ROWID;
+){{.WithoutRowID}};
 CREATE INDEX memberships_account ON memberships(account_id);
 
 -- Phone numbers of an account: SMS-enabled ones may send SMS To Dos; an attached AI
 -- assistant enables AI outbound calls.
 CREATE TABLE phone_numbers (
-	id               INTEGER PRIMARY KEY,
-	account_id       INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	id               {{.ID}},
+	account_id       {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
 	number           TEXT NOT NULL UNIQUE,
 	sms_enabled      INTEGER NOT NULL DEFAULT 0,
 	ai_assistant_id  TEXT
@@ -37,51 +47,51 @@ CREATE INDEX phone_numbers_account ON phone_numbers(account_id);
 
 -- Authenticated email-sending domains of an account.
 CREATE TABLE sending_domains (
-	id          INTEGER PRIMARY KEY,
-	account_id  INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	id          {{.ID}},
+	account_id  {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
 	domain      TEXT NOT NULL,
-	created_at  INTEGER NOT NULL,
+	created_at  {{.BigInt}} NOT NULL,
 	UNIQUE (account_id, domain)
 );
 
 -- Sending addresses that may never be used as from_email.
 CREATE TABLE email_blacklist (
 	email       TEXT PRIMARY KEY,
-	created_at  INTEGER NOT NULL
-) WITHOUT ROWID;
+	created_at  {{.BigInt}} NOT NULL
+){{.WithoutRowID}};
 
 -- Customer API tokens: only the SHA-256 of the token is stored.
 CREATE TABLE api_tokens (
-	id            INTEGER PRIMARY KEY,
-	user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	id            {{.ID}},
+	user_id       {{.BigInt}} NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	name          TEXT NOT NULL,
-	hash          BLOB NOT NULL UNIQUE,
+	hash          {{.Blob}} NOT NULL UNIQUE,
 	prefix        TEXT NOT NULL,
-	created_at    INTEGER NOT NULL,
-	last_used_at  INTEGER,
-	revoked_at    INTEGER
+	created_at    {{.BigInt}} NOT NULL,
+	last_used_at  {{.BigInt}},
+	revoked_at    {{.BigInt}}
 );
 CREATE INDEX api_tokens_user ON api_tokens(user_id);
 
 CREATE TABLE messages (
-	id                       INTEGER PRIMARY KEY,
+	id                       {{.ID}},
 	uuid                     TEXT NOT NULL UNIQUE,
-	account_id               INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-	agent_id                 INTEGER,
-	user_id                  INTEGER,
-	pickup_user_id           INTEGER,
-	contact_id               INTEGER,
-	delivered_by             INTEGER,
-	delivered_to             INTEGER,
-	sale_id                  INTEGER,
-	did_id                   INTEGER,
-	escalation_level_id      INTEGER,
-	activities_count         INTEGER NOT NULL DEFAULT 0,
-	closing_action_group_id  INTEGER,
-	escalation_counter       INTEGER NOT NULL DEFAULT 0,
-	call_id                  INTEGER,
-	chat_session_id          INTEGER,
-	to_do_task_id            INTEGER,
+	account_id               {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	agent_id                 {{.BigInt}},
+	user_id                  {{.BigInt}},
+	pickup_user_id           {{.BigInt}},
+	contact_id               {{.BigInt}},
+	delivered_by             {{.BigInt}},
+	delivered_to             {{.BigInt}},
+	sale_id                  {{.BigInt}},
+	did_id                   {{.BigInt}},
+	escalation_level_id      {{.BigInt}},
+	activities_count         {{.BigInt}} NOT NULL DEFAULT 0,
+	closing_action_group_id  {{.BigInt}},
+	escalation_counter       {{.BigInt}} NOT NULL DEFAULT 0,
+	call_id                  {{.BigInt}},
+	chat_session_id          {{.BigInt}},
+	to_do_task_id            {{.BigInt}},
 	phone_number             TEXT,
 	extension                TEXT,
 	caller_id                TEXT,
@@ -112,14 +122,14 @@ CREATE TABLE messages (
 	is_emergency             INTEGER NOT NULL DEFAULT 0,
 	positive_data_dip        INTEGER NOT NULL DEFAULT 0,
 	from_to_do               INTEGER NOT NULL DEFAULT 0,
-	created_at               INTEGER NOT NULL,
-	updated_at               INTEGER NOT NULL,
-	pickup_date              INTEGER,
-	delivered_at             INTEGER,
-	next_escalation_at       INTEGER,
-	message_received_date    INTEGER,
-	send_at                  INTEGER,
-	acknowledged_at          INTEGER,
+	created_at               {{.BigInt}} NOT NULL,
+	updated_at               {{.BigInt}} NOT NULL,
+	pickup_date              {{.BigInt}},
+	delivered_at             {{.BigInt}},
+	next_escalation_at       {{.BigInt}},
+	message_received_date    {{.BigInt}},
+	send_at                  {{.BigInt}},
+	acknowledged_at          {{.BigInt}},
 	answers                  TEXT NOT NULL DEFAULT '{}'
 );
 -- Every list is "newest first" within the caller's accounts, optionally by origin or status.
@@ -131,20 +141,20 @@ CREATE INDEX messages_created ON messages(created_at DESC, id DESC, read);
 CREATE INDEX messages_call ON messages(call_id) WHERE call_id IS NOT NULL;
 
 CREATE TABLE call_recordings (
-	id                   INTEGER PRIMARY KEY,
-	account_id           INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-	call_id              INTEGER NOT NULL,
+	id                   {{.ID}},
+	account_id           {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	call_id              {{.BigInt}} NOT NULL,
 	call_sid             TEXT NOT NULL,
 	did_number           TEXT NOT NULL,
 	from_number          TEXT NOT NULL,
 	agent_username       TEXT,
-	started_at           INTEGER NOT NULL,
+	started_at           {{.BigInt}} NOT NULL,
 	has_audio            INTEGER NOT NULL DEFAULT 0,
 	-- call detail record
-	cdr_id               INTEGER NOT NULL,
-	unique_call_id       INTEGER NOT NULL,
-	agent_id             INTEGER,
-	original_call_id     INTEGER,
+	cdr_id               {{.BigInt}} NOT NULL,
+	unique_call_id       {{.BigInt}} NOT NULL,
+	agent_id             {{.BigInt}},
+	original_call_id     {{.BigInt}},
 	call_type            TEXT NOT NULL,
 	start_client         TEXT,
 	end_client           TEXT,
@@ -155,20 +165,20 @@ CREATE TABLE call_recordings (
 	skill_name           TEXT,
 	skill_id             TEXT,
 	who_hung_up          TEXT,
-	connection_sec       INTEGER NOT NULL DEFAULT 0,
-	ivr_sec              INTEGER NOT NULL DEFAULT 0,
-	wait_sec             INTEGER NOT NULL DEFAULT 0,
-	talk_sec             INTEGER NOT NULL DEFAULT 0,
-	hold_sec             INTEGER NOT NULL DEFAULT 0,
-	transfer_sec         INTEGER NOT NULL DEFAULT 0,
-	wrap_sec             INTEGER NOT NULL DEFAULT 0,
-	conference_sec       INTEGER NOT NULL DEFAULT 0,
-	conference_talk_sec  INTEGER NOT NULL DEFAULT 0,
-	start_time           INTEGER NOT NULL,
-	agent_answer_time    INTEGER,
-	end_time             INTEGER,
-	hang_up_time         INTEGER,
-	call_created_at      INTEGER NOT NULL,
+	connection_sec       {{.BigInt}} NOT NULL DEFAULT 0,
+	ivr_sec              {{.BigInt}} NOT NULL DEFAULT 0,
+	wait_sec             {{.BigInt}} NOT NULL DEFAULT 0,
+	talk_sec             {{.BigInt}} NOT NULL DEFAULT 0,
+	hold_sec             {{.BigInt}} NOT NULL DEFAULT 0,
+	transfer_sec         {{.BigInt}} NOT NULL DEFAULT 0,
+	wrap_sec             {{.BigInt}} NOT NULL DEFAULT 0,
+	conference_sec       {{.BigInt}} NOT NULL DEFAULT 0,
+	conference_talk_sec  {{.BigInt}} NOT NULL DEFAULT 0,
+	start_time           {{.BigInt}} NOT NULL,
+	agent_answer_time    {{.BigInt}},
+	end_time             {{.BigInt}},
+	hang_up_time         {{.BigInt}},
+	call_created_at      {{.BigInt}} NOT NULL,
 	is_orphaned          INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX call_recordings_account_started ON call_recordings(account_id, started_at DESC, id DESC);
@@ -178,8 +188,8 @@ CREATE INDEX call_recordings_call ON call_recordings(call_id);
 
 -- Audio lives apart from the row so retention can drop it (31 days) while the CDR stays (3 years).
 CREATE TABLE recording_audio (
-	recording_id  INTEGER PRIMARY KEY REFERENCES call_recordings(id) ON DELETE CASCADE,
+	recording_id  {{.BigInt}} PRIMARY KEY REFERENCES call_recordings(id) ON DELETE CASCADE,
 	content_type  TEXT NOT NULL,
-	data          BLOB NOT NULL,
-	created_at    INTEGER NOT NULL
+	data          {{.Blob}} NOT NULL,
+	created_at    {{.BigInt}} NOT NULL
 );

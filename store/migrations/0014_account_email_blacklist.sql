@@ -3,11 +3,11 @@
 -- no longer refuses another account's sending address. Entries made before were
 -- service-wide, so each is kept for every account: nothing refused before is allowed now.
 CREATE TABLE email_blacklist_by_account (
-	account_id  BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	account_id  {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
 	email       TEXT NOT NULL,
-	created_at  BIGINT NOT NULL,
+	created_at  {{.BigInt}} NOT NULL,
 	PRIMARY KEY (account_id, email)
-);
+){{.WithoutRowID}};
 
 INSERT INTO email_blacklist_by_account (account_id, email, created_at)
 	SELECT a.id, b.email, b.created_at FROM accounts a CROSS JOIN email_blacklist b;

@@ -2,9 +2,9 @@
 -- and every delivery attempt.
 
 CREATE TABLE to_dos (
-	id                 INTEGER PRIMARY KEY,
-	account_id         INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-	phone_id           INTEGER REFERENCES phone_numbers(id) ON DELETE SET NULL,
+	id                 {{.ID}},
+	account_id         {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	phone_id           {{.BigInt}} REFERENCES phone_numbers(id) ON DELETE SET NULL,
 	name               TEXT NOT NULL,
 	delivery_type      TEXT NOT NULL,
 	contact            TEXT,
@@ -14,27 +14,27 @@ CREATE TABLE to_dos (
 	from_email         TEXT,
 	sender_name        TEXT,
 	subject            TEXT,
-	sending_domain_id  INTEGER REFERENCES sending_domains(id) ON DELETE SET NULL,
+	sending_domain_id  {{.BigInt}} REFERENCES sending_domains(id) ON DELETE SET NULL,
 	ai_assistant_id    TEXT,
 	is_sending         INTEGER NOT NULL DEFAULT 0,
-	created_by         INTEGER,
-	created_at         INTEGER NOT NULL,
-	updated_at         INTEGER NOT NULL
+	created_by         {{.BigInt}},
+	created_at         {{.BigInt}} NOT NULL,
+	updated_at         {{.BigInt}} NOT NULL
 );
 CREATE INDEX to_dos_account_created ON to_dos(account_id, created_at DESC, id DESC);
 CREATE INDEX to_dos_created ON to_dos(created_at DESC, id DESC);
 
 CREATE TABLE schedules (
-	id                   INTEGER PRIMARY KEY,
+	id                   {{.ID}},
 	schedulable_type     TEXT NOT NULL DEFAULT 'ToDo',
-	schedulable_id       INTEGER NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
+	schedulable_id       {{.BigInt}} NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
 	rule                 TEXT NOT NULL, -- JSON object, see answerdesk.Plan
 	times                TEXT NOT NULL, -- JSON array of "HH:MM"
-	starts_at            INTEGER NOT NULL,
-	previous_occurrence  INTEGER,
-	next_occurrence      INTEGER,
-	created_at           INTEGER NOT NULL,
-	updated_at           INTEGER NOT NULL,
+	starts_at            {{.BigInt}} NOT NULL,
+	previous_occurrence  {{.BigInt}},
+	next_occurrence      {{.BigInt}},
+	created_at           {{.BigInt}} NOT NULL,
+	updated_at           {{.BigInt}} NOT NULL,
 	UNIQUE (schedulable_type, schedulable_id)
 );
 CREATE INDEX schedules_due ON schedules(next_occurrence) WHERE next_occurrence IS NOT NULL;
@@ -42,29 +42,29 @@ CREATE INDEX schedules_due ON schedules(next_occurrence) WHERE next_occurrence I
 -- One row per scheduled firing. UNIQUE (to_do_id, scheduled_at) is what makes an occurrence
 -- fire once: a restart that materialises it again finds it there.
 CREATE TABLE to_do_occurrences (
-	id            INTEGER PRIMARY KEY,
-	to_do_id      INTEGER NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
-	scheduled_at  INTEGER NOT NULL,
+	id            {{.ID}},
+	to_do_id      {{.BigInt}} NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
+	scheduled_at  {{.BigInt}} NOT NULL,
 	status        TEXT NOT NULL, -- pending, sending, sent, failed, skipped
-	attempts      INTEGER NOT NULL DEFAULT 0,
-	due_at        INTEGER NOT NULL, -- when the next attempt may start
-	lease_until   INTEGER,          -- while sending: when another worker may take it over
+	attempts      {{.BigInt}} NOT NULL DEFAULT 0,
+	due_at        {{.BigInt}} NOT NULL, -- when the next attempt may start
+	lease_until   {{.BigInt}},          -- while sending: when another worker may take it over
 	provider_id   TEXT,
 	error         TEXT,
-	updated_at    INTEGER NOT NULL,
+	updated_at    {{.BigInt}} NOT NULL,
 	UNIQUE (to_do_id, scheduled_at)
 );
 CREATE INDEX to_do_occurrences_open ON to_do_occurrences(due_at) WHERE status IN ('pending', 'sending');
 
 CREATE TABLE to_do_attempts (
-	id             INTEGER PRIMARY KEY,
-	occurrence_id  INTEGER NOT NULL REFERENCES to_do_occurrences(id) ON DELETE CASCADE,
-	to_do_id       INTEGER NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
-	at             INTEGER NOT NULL,
+	id             {{.ID}},
+	occurrence_id  {{.BigInt}} NOT NULL REFERENCES to_do_occurrences(id) ON DELETE CASCADE,
+	to_do_id       {{.BigInt}} NOT NULL REFERENCES to_dos(id) ON DELETE CASCADE,
+	at             {{.BigInt}} NOT NULL,
 	channel        TEXT NOT NULL,
 	status         TEXT NOT NULL, -- sent, failed, retry, skipped
 	provider_id    TEXT,
 	error          TEXT,
-	duration_ms    INTEGER NOT NULL DEFAULT 0
+	duration_ms    {{.BigInt}} NOT NULL DEFAULT 0
 );
 CREATE INDEX to_do_attempts_to_do ON to_do_attempts(to_do_id, id DESC);

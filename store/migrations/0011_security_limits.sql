@@ -6,5 +6,5 @@ ALTER TABLE oauth_tokens ADD COLUMN scopes TEXT;
 -- Asynchronous batch jobs are bounded per client (count and stored bytes): client is the
 -- client key (IPv4 address, IPv6 /64) hashed, size the bytes stored for the job.
 ALTER TABLE batch_jobs ADD COLUMN client TEXT NOT NULL DEFAULT '';
-ALTER TABLE batch_jobs ADD COLUMN size BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE batch_jobs ADD COLUMN size {{.BigInt}} NOT NULL DEFAULT 0;
 CREATE INDEX batch_jobs_client ON batch_jobs(client, expires_at);

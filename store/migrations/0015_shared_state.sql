@@ -6,12 +6,12 @@
 CREATE TABLE rate_limits (
   scope        TEXT NOT NULL,
   subject      TEXT NOT NULL,
-  window_start INTEGER NOT NULL, -- unix ms
-  expires_at   INTEGER NOT NULL, -- unix ms: window_start plus the window
+  window_start {{.BigInt}} NOT NULL, -- unix ms
+  expires_at   {{.BigInt}} NOT NULL, -- unix ms: window_start plus the window
   used         INTEGER NOT NULL,
   allowed      INTEGER NOT NULL,
   PRIMARY KEY (scope, subject)
-) WITHOUT ROWID;
+){{.WithoutRowID}};
 CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);
 
 -- Facts about the database itself, e.g. the fingerprint of the signing key it was first

@@ -5,9 +5,9 @@ CREATE TABLE batch_jobs (
 	status       TEXT NOT NULL, -- pending, done
 	requests     TEXT NOT NULL,
 	responses    TEXT,
-	lease_until  INTEGER,
-	created_at   INTEGER NOT NULL,
-	expires_at   INTEGER NOT NULL
+	lease_until  {{.BigInt}},
+	created_at   {{.BigInt}} NOT NULL,
+	expires_at   {{.BigInt}} NOT NULL
 );
 CREATE INDEX batch_jobs_pending ON batch_jobs(created_at) WHERE status = 'pending';
 CREATE INDEX batch_jobs_expires ON batch_jobs(expires_at);
