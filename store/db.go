@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -259,6 +260,10 @@ type migration struct {
 	sql     string
 }
 
+// migrationList returns this engine's migrations in number order, each rendered for it. They
+// are embedded, so each engine's are rendered once (about 1 ms) and serve every Open and
+// every readiness check after.
+//
 // Migrations are one file per number in migrations/, named NNNN_what.sql, and each is a
 // text/template that both engines render with their dialect's ddl: the file holds what the
 // engines share once, names the words that differ ({{.ID}}, {{.BigInt}}, {{.Blob}},
@@ -266,7 +271,7 @@ type migration struct {
 // by side under {{if .Postgres}} ... {{else}} ... {{end}}. A directive on a line of its own
 // is written {{- ...}}, which removes the line break before it, so the rendered SQL has the
 // lines of the file with the directive lines taken out (a blank line therefore goes after a
-// directive line, not before).
+// directive line, not before; on a file's first line, {{... -}} removes the break after).
 //
 // schema_migrations records a migration by its number and file name (no checksum), and the
 // names are those of the per-engine files they replaced. A released migration must go on
@@ -274,6 +279,19 @@ type migration struct {
 // (SQLite keeps a CREATE statement's text in sqlite_schema): testdata/migrations.sha256 holds
 // the hash of each and TestMigrationsRunTheSQLTheyAlwaysRan checks it.
 func (d dialect) migrationList() ([]migration, error) {
+	if d.postgres {
+		return postgresMigrations()
+	}
+	return sqliteMigrations()
+}
+
+var (
+	sqliteMigrations   = sync.OnceValues(sqliteDialect.renderMigrations)
+	postgresMigrations = sync.OnceValues(postgresDialect.renderMigrations)
+)
+
+// renderMigrations renders every file in migrations/ for this engine, in number order.
+func (d dialect) renderMigrations() ([]migration, error) {
 	entries, err := fs.ReadDir(migrationFS, migrationDir)
 	if err != nil {
 		return nil, err

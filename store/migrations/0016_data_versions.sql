@@ -1,3 +1,5 @@
+{{- /* The engines' header comments are part of the SQL each ran when this migration was two
+     files (see migrationList in ../db.go), so they stay as they were. */ -}}
 {{if .Postgres -}}
 -- PostgreSQL twin of ../0016_data_versions.sql: a per-account data version bumped by
 -- triggers in the same transaction as every write to the account's messages or call
