@@ -16,8 +16,7 @@ func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {
-	c, err := s.Dispatch.DeleteOnCallContact(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, c, err)
+	serveOne(s, w, r, s.Dispatch.DeleteOnCallContact, chi.URLParam(r, "id"))
 }
 
 func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +36,5 @@ func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) replayDispatchDelivery(w http.ResponseWriter, r *http.Request) {
-	d, err := s.Dispatch.ReplayDispatchDelivery(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, d, err)
+	serveOne(s, w, r, s.Dispatch.ReplayDispatchDelivery, chi.URLParam(r, "id"))
 }

@@ -146,15 +146,15 @@ func parseMessageBody(body []byte) (*answerdesk.MessageCreate, error) {
 }
 
 func (s *Server) acknowledgeMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Messages.AcknowledgeMessage(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, m, err)
+	serveOne(s, w, r, s.Messages.AcknowledgeMessage, chi.URLParam(r, "id"))
 }
 
-func (s *Server) markMessageRead(read bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		m, err := s.Messages.SetMessageRead(r.Context(), caller(r), chi.URLParam(r, "id"), read)
-		s.writeOne(w, r, m, err)
-	}
+func (s *Server) markMessageAsRead(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, at(chi.URLParam(r, "id"), s.Messages.SetMessageRead), true)
+}
+
+func (s *Server) markMessageAsUnread(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, at(chi.URLParam(r, "id"), s.Messages.SetMessageRead), false)
 }
 
 // writeOne writes {"data": v} or the error.

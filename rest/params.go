@@ -88,6 +88,15 @@ func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, default
 	s.writeList(w, r, list, meta, err)
 }
 
+// serveOne serves a request without a body for one thing: call with the caller and in
+// (mostly a path parameter, read by the handler as its route spells it; at binds a second),
+// and write the result or the error.
+func serveOne[In, Out any](s *Server, w http.ResponseWriter, r *http.Request,
+	call func(context.Context, *answerdesk.Caller, In) (Out, error), in In) {
+	out, err := call(r.Context(), caller(r), in)
+	s.writeOne(w, r, out, err)
+}
+
 // serveBody serves a request with a body: read it, parse it with the domain's parser, hand
 // what the parser gives to call with the caller, and write the result (or the first error).
 // A handler says only its parser and its service method (at binds a path parameter).
