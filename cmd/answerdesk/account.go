@@ -48,11 +48,9 @@ func runAccountCreate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	var sms, domains stringList
 	c.fs.Var(&sms, "sms-number", "SMS-enabled `number` in E.164 form, e.g. +15550101001 (repeatable)")
 	c.fs.Var(&domains, "sending-domain", "authenticated email-sending `domain` (repeatable)")
+	c.require("number", "name")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if req.Number == "" || req.Name == "" {
-		return usagef("account create: --number and --name are required")
 	}
 	req.SMSNumbers, req.SendingDomains = sms, domains
 	return c.withAdmin(ctx, false, func(admins *store.AdminService, sys *answerdesk.Caller) error {
@@ -80,11 +78,9 @@ func runAccountList(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 func runAccountShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("account show", "--number N [--db FILE]", "Show one account.", stdout)
 	number := c.fs.String("number", "", "account `number` (required)")
+	c.require("number")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *number == "" {
-		return usagef("account show: --number is required")
 	}
 	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
 		return printAccount(stdout)(admins.FindAccount(ctx, sys, *number))
@@ -97,11 +93,9 @@ func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	var name, zone optString
 	c.fs.Var(&name, "name", "new account `name`")
 	c.fs.Var(&zone, "time-zone", "new IANA time `zone`")
+	c.require("number")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *number == "" {
-		return usagef("account update: --number is required")
 	}
 	if name.v == nil && zone.v == nil {
 		return usagef("account update: nothing to change (give --name or --time-zone)")
@@ -124,11 +118,9 @@ func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reade
 		c := newDBCommand(path, "--number N --"+flagName+" VALUE [--db FILE]", accountEditAbout[sub], stdout)
 		number := c.fs.String("number", "", "account `number` (required)")
 		value := c.fs.String(flagName, "", "the `value` (required)")
+		c.require("number", flagName)
 		if _, err := c.parse(args); err != nil {
 			return err
-		}
-		if *number == "" || *value == "" {
-			return usagef("%s: --number and --%s are required", path, flagName)
 		}
 		return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
 			switch sub {

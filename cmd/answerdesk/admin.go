@@ -71,11 +71,9 @@ func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 		"Create a customer API token for a user and print it alone on stdout. It is shown once: only its hash is stored.", stdout)
 	email := c.fs.String("user", "", "`email` of the token's user (required)")
 	name := c.fs.String("name", "API token", "a `name` to tell the token apart in listings")
+	c.require("user")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usagef("token create: --user is required")
 	}
 	return c.withDB(ctx, true, func(db *store.DB) error {
 		id, err := userID(ctx, db, *email)
@@ -173,11 +171,9 @@ func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	admin := c.fs.Bool("admin", false, "make the user an admin (sees every account, may provision)")
 	var accounts stringList
 	c.fs.Var(&accounts, "account", "account `number` the user is a member of (repeatable)")
+	c.require("email")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usagef("user create: --email is required")
 	}
 	req := &answerdesk.UserCreate{Email: *email, Admin: *admin, AccountNumbers: accounts}
 	if *passwordStdin {
@@ -323,11 +319,9 @@ func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 			"runs, and check it. To restore, stop serve and copy the backup over the database file\n"+
 			"(removing any -wal and -shm files beside it).", stdout)
 	to := c.fs.String("to", "", "the backup `file` to create (must not exist)")
+	c.require("to")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *to == "" {
-		return usagef("db backup: --to is required")
 	}
 	return c.withDB(ctx, true, func(db *store.DB) error {
 		if err := db.Backup(ctx, *to); err != nil {
@@ -354,11 +348,9 @@ func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 	from := c.fs.String("from", "", "the database to copy: a SQLite `file` or a PostgreSQL URL")
 	to := c.fs.String("to", "", "the empty database to fill: a SQLite `file` or a PostgreSQL URL")
 	batch := c.fs.Int("batch-size", 1000, "rows per INSERT and per target transaction")
+	c.require("from", "to")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *from == "" || *to == "" {
-		return usagef("db copy: --from and --to are required")
 	}
 	if *from == *to {
 		return usagef("db copy: --from and --to are the same database")
