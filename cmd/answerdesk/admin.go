@@ -54,16 +54,20 @@ func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
 	})
 }
 
-// userID resolves --user EMAIL to an id; "" is 0 (every user).
-func userID(ctx context.Context, db *store.DB, email string) (int64, error) {
-	if email == "" {
-		return 0, nil
-	}
-	u, err := store.NewUserService(db).FindUserByEmail(ctx, email)
-	if err != nil {
-		return 0, err
-	}
-	return u.ID, nil
+// withTokens is withDB (of an existing database) for the token commands: the token service
+// and the id of the user --user names ("" is 0: every user).
+func (c *command) withTokens(ctx context.Context, email string, use func(tokens *store.TokenService, userID int64) error) error {
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		var id int64
+		if email != "" {
+			u, err := store.NewUserService(db).FindUserByEmail(ctx, email)
+			if err != nil {
+				return err
+			}
+			id = u.ID
+		}
+		return use(store.NewTokenService(db), id)
+	})
 }
 
 func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -75,12 +79,8 @@ func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		id, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		_, plain, err := store.NewTokenService(db).CreateToken(ctx, id, *name)
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, id int64) error {
+		_, plain, err := tokens.CreateToken(ctx, id, *name)
 		if err != nil {
 			return err
 		}
@@ -95,12 +95,8 @@ func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		id, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		list, err := store.NewTokenService(db).ListTokens(ctx, id)
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, id int64) error {
+		list, err := tokens.ListTokens(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -128,12 +124,8 @@ func runTokenRevoke(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if err != nil || id < 1 {
 		return usagef("token revoke: %q is not a token ID", pos[0])
 	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		uid, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		if err := store.NewTokenService(db).RevokeToken(ctx, uid, id); err != nil {
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, uid int64) error {
+		if err := tokens.RevokeToken(ctx, uid, id); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, "token", id, "revoked")
