@@ -22,11 +22,7 @@ func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	f := answerdesk.DeliveryFilter{MessageID: q.str("message_id"), Status: q.str("status"), Page: q.int("page"), PageSize: q.int("page_size")}
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	dq, err := f.Validate()
+	dq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return

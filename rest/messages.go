@@ -80,11 +80,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		StartDate: q.str("start_date"), EndDate: q.str("end_date"),
 		Read: q.bool("read"), Page: q.int("page"), PageSize: q.int("page_size"),
 	}
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	mq, err := f.Validate()
+	mq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -98,11 +94,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	raw := q.int("limit")
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	limit, err := answerdesk.CheckRecentLimit(raw)
+	limit, err := checked(q, func() (int, error) { return answerdesk.CheckRecentLimit(raw) })
 	if err != nil {
 		s.Error(w, r, err)
 		return

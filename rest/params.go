@@ -65,6 +65,16 @@ func (q *query) bool(name string) *bool {
 
 func (q *query) err() error { return q.errs.Err() }
 
+// checked is what validate makes of the values read from q, once each has its type: a
+// type error is answered before the rule's own.
+func checked[T any](q *query, validate func() (T, error)) (T, error) {
+	if err := q.err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return validate()
+}
+
 // paging reads page and page_size against a list's default and maximum.
 func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
 	page, size := q.int("page"), q.int("page_size")
