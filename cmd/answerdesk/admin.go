@@ -227,29 +227,34 @@ func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 	})
 }
 
-// userRef takes the user from --email or a positional id.
-func userRef(path string, email string, pos []string) (string, error) {
+// userFlag lets the command name a user by --email or by its ID (parseUser).
+func (c *command) userFlag() *string {
+	c.maxArgs = 1
+	return c.fs.String("email", "", "the user's `email`")
+}
+
+// parseUser parses args and returns the user they name: --email or the ID, not both.
+func (c *command) parseUser(args []string, email *string) (string, error) {
+	pos, err := c.parse(args)
+	if err != nil {
+		return "", err
+	}
 	switch {
-	case email != "" && len(pos) > 0:
-		return "", usagef("%s: give --email or an ID, not both", path)
-	case email != "":
-		return email, nil
+	case *email != "" && len(pos) > 0:
+		return "", usagef("%s: give --email or an ID, not both", c.path)
+	case *email != "":
+		return *email, nil
 	case len(pos) == 1:
 		return pos[0], nil
 	default:
-		return "", usagef("%s: give --email EMAIL or the user's ID", path)
+		return "", usagef("%s: give --email EMAIL or the user's ID", c.path)
 	}
 }
 
 func runUserShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("user show", "(--email EMAIL | ID) [--db FILE]", "Show one user.", stdout)
-	c.maxArgs = 1
-	email := c.fs.String("email", "", "the user's `email`")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	ref, err := userRef("user show", *email, pos)
+	email := c.userFlag()
+	ref, err := c.parseUser(args, email)
 	if err != nil {
 		return err
 	}
@@ -262,8 +267,7 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	c := newDBCommand("user update", "(--email EMAIL | ID) [--account NUMBER]... [--admin=true|false] [--disable | --enable] [--password-stdin] [--db FILE]",
 		"Change a user. --account replaces their memberships; --disable stops their API tokens, OAuth\n"+
 			"grants and web sessions at once; --enable lets their API tokens work again.", stdout)
-	c.maxArgs = 1
-	email := c.fs.String("email", "", "the user's `email`")
+	email := c.userFlag()
 	var accounts stringList
 	c.fs.Var(&accounts, "account", "account `number` the user is a member of (repeatable; replaces the memberships)")
 	var admin optBool
@@ -271,11 +275,7 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	disable := c.fs.Bool("disable", false, "disable the user")
 	enable := c.fs.Bool("enable", false, "enable a disabled user")
 	passwordStdin := c.fs.Bool("password-stdin", false, "set the password from the first line of standard input")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	ref, err := userRef("user update", *email, pos)
+	ref, err := c.parseUser(args, email)
 	if err != nil {
 		return err
 	}
