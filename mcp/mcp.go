@@ -658,11 +658,3 @@ func locate(arg, value, base string) (string, error) {
 func notFound(what, hint string) error {
 	return &answerdesk.Error{Code: answerdesk.ENOTFOUND, Message: what, Hint: hint}
 }
-
-func date(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	d := t.Format("2006-01-02")
-	return &d
-}

@@ -305,7 +305,7 @@ func renderPage(site *content.Site, path, base string) (pageContent, bool) {
 	pc := pageContent{URL: base + doc.Path, MarkdownURL: base + doc.MarkdownPath, Title: doc.Title, Summary: doc.Summary,
 		Type: "index", Markdown: doc.Markdown()}
 	if doc.Page != nil {
-		pc.Type, pc.UpdatedAt = doc.Page.Type, date(doc.Page.Updated)
+		pc.Type, pc.UpdatedAt = doc.Page.Type, public.UpdatedAt(doc.Page.Updated)
 	}
 	return pc, true
 }
