@@ -135,16 +135,26 @@ func NormalizeSMSNumber(n string) (string, error) {
 
 // NormalizeDomain returns a sending domain in lower case, checked to be a DNS name.
 func NormalizeDomain(d string) (string, error) {
-	d = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+	d = DomainKey(d)
 	if len(d) > 253 || !domainRE.MatchString(d) {
 		return "", &Error{Code: EINVALID, Message: "must be a domain name such as example.com"}
 	}
 	return d, nil
 }
 
+// DomainKey is the form a domain name is stored and looked up in: trimmed, in lower case,
+// without a final dot. NormalizeDomain also checks it.
+func DomainKey(d string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
+}
+
+// EmailKey is the form an email address is stored and looked up in: trimmed, in lower case.
+// NormalizeEmail also checks it.
+func EmailKey(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
+
 // NormalizeEmail returns an email address in lower case, checked to be a bare address.
 func NormalizeEmail(e string) (string, error) {
-	e = strings.ToLower(strings.TrimSpace(e))
+	e = EmailKey(e)
 	if !IsEmailAddress(e) {
 		return "", &Error{Code: EINVALID, Message: "must be an email address"}
 	}

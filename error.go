@@ -89,6 +89,12 @@ func (v *ValidationErrors) Add(field, message string) {
 	v.fields = append(v.fields, FieldError{Field: field, Message: message})
 }
 
+// mustBeOneOf is the message of a value that is not one of values: every enumeration's
+// error says it in these words.
+func mustBeOneOf(values []string) string {
+	return "must be one of " + strings.Join(values, ", ")
+}
+
 // Has reports whether field already has an error, so later checks can skip it.
 func (v *ValidationErrors) Has(field string) bool {
 	for _, f := range v.fields {

@@ -138,19 +138,13 @@ func (f MessageFilter) Validate() (MessageQuery, error) {
 	if f.Origin != "" {
 		q.Origin = strings.ToUpper(f.Origin)
 		if !slices.Contains(Origins, q.Origin) {
-			v.Add("origin", "must be one of "+strings.Join(Origins, ", ")+" (any case)")
+			v.Add("origin", mustBeOneOf(Origins)+" (any case)")
 		}
 	}
 	if f.Status != "" && !slices.Contains(Statuses, f.Status) {
-		v.Add("status", "must be one of "+strings.Join(Statuses, ", "))
+		v.Add("status", mustBeOneOf(Statuses))
 	}
-	since, until := DateRange(&v, "start_date", f.StartDate, "end_date", f.EndDate)
-	if !since.IsZero() {
-		q.Since = since.UnixMilli()
-	}
-	if !until.IsZero() {
-		q.Until = until.UnixMilli()
-	}
+	q.Since, q.Until = DateRange(&v, "start_date", f.StartDate, "end_date", f.EndDate)
 	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultMessagePageSize, MaxMessagePageSize)
 	return q, v.Err()
 }
@@ -258,7 +252,7 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 	if s, ok := v.text("origin", in.Origin, MaxCodeLength); ok {
 		m.Origin = strings.ToUpper(strings.TrimSpace(s))
 		if !slices.Contains(Origins, m.Origin) {
-			v.Add("origin", "must be one of "+strings.Join(Origins, ", "))
+			v.Add("origin", mustBeOneOf(Origins))
 		}
 	}
 	if v.boolean("from_ai_assistant", in.FromAIAssistant) && m.Origin == "" {
@@ -299,7 +293,7 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 		}
 	}
 	if s, ok := m.Strings["non_message_type"]; ok && !slices.Contains(NonMessageTypes, s) {
-		v.Add("non_message_type", "must be one of "+strings.Join(NonMessageTypes, ", ")+" or null")
+		v.Add("non_message_type", mustBeOneOf(NonMessageTypes)+" or null")
 	}
 	if s, ok := m.Strings["email"]; ok && s != "" {
 		if !IsEmailAddress(s) {

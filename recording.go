@@ -105,13 +105,7 @@ func (f RecordingFilter) Validate() (RecordingQuery, error) {
 	if len(f.SkillName) > MaxStringLength {
 		v.Add("skill_name", fmt.Sprintf("must be at most %d characters", MaxStringLength))
 	}
-	since, until := DateRange(&v, "from_date", f.FromDate, "to_date", f.ToDate)
-	if !since.IsZero() {
-		q.Since = since.UnixMilli()
-	}
-	if !until.IsZero() {
-		q.Until = until.UnixMilli()
-	}
+	q.Since, q.Until = DateRange(&v, "from_date", f.FromDate, "to_date", f.ToDate)
 	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultRecordingPageSize, MaxRecordingPageSize)
 	return q, v.Err()
 }

@@ -87,7 +87,7 @@ func ParseSearch(in SearchInput) (SiteSearch, error) {
 			"Pass the nextCursor of the previous result unchanged, or leave it out for the first page.")
 	}
 	if out.Type != "" && !ValidPageType(out.Type) {
-		return SiteSearch{}, bad("type", "must be one of "+strings.Join(PageTypes, ", "),
+		return SiteSearch{}, bad("type", mustBeOneOf(PageTypes),
 			"Pass one of "+strings.Join(PageTypes, ", ")+" (lower case), or leave type out for every type.")
 	}
 	return out, nil

@@ -73,15 +73,16 @@ func ParseDate(s string) (time.Time, error) {
 }
 
 // DateRange turns optional MM-DD-YYYY start and end filters into a half-open interval
-// [since, until) of whole UTC days, both ends inclusive as days. Zero values mean unbounded.
-// Field errors are added to v under the given field names.
-func DateRange(v *ValidationErrors, startField, start, endField, end string) (since, until time.Time) {
+// [since, until) of whole UTC days, both ends inclusive as days, in Unix milliseconds as
+// queries hold them: 0 means unbounded (ParseDate refuses dates before 1970). Field errors
+// are added to v under the given field names.
+func DateRange(v *ValidationErrors, startField, start, endField, end string) (since, until int64) {
 	if start != "" {
 		t, err := ParseDate(start)
 		if err != nil {
 			v.Add(startField, err.Error())
 		} else {
-			since = t
+			since = t.UnixMilli()
 		}
 	}
 	if end != "" {
@@ -89,10 +90,10 @@ func DateRange(v *ValidationErrors, startField, start, endField, end string) (si
 		if err != nil {
 			v.Add(endField, err.Error())
 		} else {
-			until = t.AddDate(0, 0, 1)
+			until = t.AddDate(0, 0, 1).UnixMilli()
 		}
 	}
-	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+	if since != 0 && until != 0 && since >= until {
 		v.Add(startField, "must not be after "+endField)
 	}
 	return since, until

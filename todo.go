@@ -102,7 +102,7 @@ type ToDoFilter struct {
 // CheckToDoState validates the state filter of a To Do list into v.
 func CheckToDoState(v *ValidationErrors, state string) string {
 	if state != "" && !slices.Contains(ToDoStates, state) {
-		v.Add("state", "must be one of "+strings.Join(ToDoStates, ", "))
+		v.Add("state", mustBeOneOf(ToDoStates))
 		return ""
 	}
 	return state
@@ -245,7 +245,7 @@ func toDoFields(in *ToDoCreateRequest, scheduleRequired bool) (*ToDoCreate, erro
 	case t.DeliveryType == "":
 		v.Add("delivery_type", "is required: one of "+strings.Join(DeliveryTypes, ", "))
 	case !slices.Contains(DeliveryTypes, t.DeliveryType):
-		v.Add("delivery_type", "must be one of "+strings.Join(DeliveryTypes, ", ")+" (any case)")
+		v.Add("delivery_type", mustBeOneOf(DeliveryTypes)+" (any case)")
 	}
 	values := map[string]string{"from": t.From, "contact": t.Contact, "message_text": t.MessageText, "from_email": t.FromEmail, "instructions": t.Instructions}
 	for _, f := range RequiredByDeliveryType[t.DeliveryType] {

@@ -401,24 +401,33 @@ func insertMessages(ctx context.Context, b *store.Bulk, msgs []*seedMessage) err
 
 func ptr[T any](v T) *T { return &v }
 
-// origin draws a channel: mostly live calls, then AI calls, chat and the rest.
+// origins are the demo's channels: the percent of messages that come in on each (mostly
+// live calls, then AI calls, chat and the rest) and how such a message opens (a format of
+// who and what about).
+var origins = []struct {
+	origin  string
+	percent int
+	opening string
+}{
+	{answerdesk.OriginCall, 52, "%s called about %s."},
+	{answerdesk.OriginAICall, 16, "%s called and spoke with the AI receptionist about %s."},
+	{answerdesk.OriginChat, 10, "%s started a website chat about %s."},
+	{answerdesk.OriginSMS, 8, "%s sent a text message about %s."},
+	{answerdesk.OriginEmail, 6, "%s emailed about %s."},
+	{answerdesk.OriginWeb, 5, "%s submitted the website contact form about %s."},
+	{answerdesk.OriginAPI, 3, "Message from %s about %s."},
+}
+
+// origin draws a channel by the origins' percentages.
 func (g *gen) origin() string {
 	u := g.r.IntN(100)
-	switch {
-	case u < 52:
-		return answerdesk.OriginCall
-	case u < 68:
-		return answerdesk.OriginAICall
-	case u < 78:
-		return answerdesk.OriginChat
-	case u < 86:
-		return answerdesk.OriginSMS
-	case u < 92:
-		return answerdesk.OriginEmail
-	case u < 97:
-		return answerdesk.OriginWeb
+	for _, o := range origins {
+		if u < o.percent {
+			return o.origin
+		}
+		u -= o.percent
 	}
-	return answerdesk.OriginAPI
+	panic("demo: the origins' percentages do not add up to 100")
 }
 
 // caller numbers use the 555-0100..0199 range reserved for fiction.
@@ -558,21 +567,10 @@ func (g *gen) body(m *seedMessage, e164, area, line string) {
 		who += " of " + *m.CompanyName
 	}
 	var b strings.Builder
-	switch m.Origin {
-	case answerdesk.OriginCall:
-		fmt.Fprintf(&b, "%s called about %s.", who, rs.About)
-	case answerdesk.OriginAICall:
-		fmt.Fprintf(&b, "%s called and spoke with the AI receptionist about %s.", who, rs.About)
-	case answerdesk.OriginChat:
-		fmt.Fprintf(&b, "%s started a website chat about %s.", who, rs.About)
-	case answerdesk.OriginSMS:
-		fmt.Fprintf(&b, "%s sent a text message about %s.", who, rs.About)
-	case answerdesk.OriginEmail:
-		fmt.Fprintf(&b, "%s emailed about %s.", who, rs.About)
-	case answerdesk.OriginWeb:
-		fmt.Fprintf(&b, "%s submitted the website contact form about %s.", who, rs.About)
-	default:
-		fmt.Fprintf(&b, "Message from %s about %s.", who, rs.About)
+	for _, o := range origins {
+		if o.origin == m.Origin {
+			fmt.Fprintf(&b, o.opening, who, rs.About)
+		}
 	}
 	switch {
 	case m.IsEmergency && a.dental:

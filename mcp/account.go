@@ -118,24 +118,23 @@ func pageResult[T any](list []T, meta answerdesk.PageMeta, err error) (any, erro
 // the caller, and return the answer's body.
 type accountCall func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error)
 
-// handler runs an accountCall for the caller in ctx, taking only the known argument names.
-// The result is REST's body, as structured content and as its JSON text; any error goes
-// through toolError.
-func (a *accountTools) handler(tool string, known []string, run accountCall) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+// tool is the tool that runs an accountCall for the caller in ctx, taking only the known
+// argument names. The result is REST's body, as structured content and as its JSON text; any
+// error goes through toolError.
+func (a *accountTools) tool(tool mcpgo.Tool, known []string, run accountCall) server.ServerTool {
+	return readTool(a.cfg, tool, func(ctx context.Context, req mcpgo.CallToolRequest) (json.RawMessage, error) {
 		body, err := a.call(ctx, req, known, run)
 		if err != nil {
-			return toolError(ctx, a.cfg.logger(), tool, err), nil
+			return nil, err
 		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false) // as REST writes it
 		if err := enc.Encode(body); err != nil {
-			return toolError(ctx, a.cfg.logger(), tool, fmt.Errorf("encode result: %w", err)), nil
+			return nil, fmt.Errorf("encode result: %w", err)
 		}
-		raw := json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
-		return mcpgo.NewToolResultStructured(raw, string(raw)), nil
-	}
+		return json.RawMessage(bytes.TrimRight(b.Bytes(), "\n")), nil
+	}, func(raw json.RawMessage) string { return string(raw) })
 }
 
 func (a *accountTools) call(ctx context.Context, req mcpgo.CallToolRequest, known []string, run accountCall) (any, error) {
@@ -325,7 +324,7 @@ func (a *accountTools) listMessages() server.ServerTool {
 	tool := toolDef("list_messages",
 		"List the messages taken for your accounts, newest first, one page at a time, as GET /api/v2/messages: filter by origin (channel), status, a range of days, and read or unread. "+
 			"Returns the messages with every field (caller, content, status, answers, timestamps) and meta with the page, page_size, total and total_pages. Needs the messages:read scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("list_messages",
+	return a.tool(tool,
 		[]string{"origin", "status", "start_date", "end_date", "read", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.MessageFilter{
@@ -341,7 +340,7 @@ func (a *accountTools) listMessages() server.ServerTool {
 				return nil, err
 			}
 			return pageResult(a.svc.Messages.FindMessages(ctx, c, q))
-		})}
+		})
 }
 
 func (a *accountTools) getRecentMessages() server.ServerTool {
@@ -352,7 +351,7 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 	tool := toolDef("get_recent_messages",
 		"Get the newest messages taken for your accounts, newest first, as GET /api/v2/messages/recents. "+
 			"Use it to see what came in lately; use list_messages to filter or page. Needs the messages:read scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("get_recent_messages", []string{"limit"},
+	return a.tool(tool, []string{"limit"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			raw := p.int("limit")
 			if err := p.err(); err != nil {
@@ -363,7 +362,7 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 				return nil, err
 			}
 			return oneResult(a.svc.Messages.RecentMessages(ctx, c, limit))
-		})}
+		})
 }
 
 // idCall is a service method on one item, named by its id.
@@ -372,14 +371,14 @@ type idCall[T any] func(ctx context.Context, c *answerdesk.Caller, id string) (T
 // idTool is a tool that takes one id (described by idArg) and calls one service method.
 func idTool[T any](a *accountTools, idArg mcpgo.ToolOption, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
 	opts = append(opts, idArg)
-	return server.ServerTool{Tool: toolDef(name, description, opts...), Handler: a.handler(name, []string{"id"},
+	return a.tool(toolDef(name, description, opts...), []string{"id"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id := p.id("id")
 			if err := p.err(); err != nil {
 				return nil, err
 			}
 			return oneResult(do(ctx, c, id))
-		})}
+		})
 }
 
 // messageTool is a tool that takes a message id and calls one message service method.
@@ -444,14 +443,14 @@ func (a *accountTools) createMessage() server.ServerTool {
 	tool := toolDef("create_message",
 		"Take a new message on one of your accounts, as POST /api/v2/messages: content is required, the other fields describe the caller. "+
 			"The message is stored with status new and delivered to the account's on-call contacts at once. Every call creates a new message. Needs the messages:write scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("create_message", known,
+	return a.tool(tool, known,
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			req, err := answerdesk.ParseMessageCreate(p.body())
 			if err != nil {
 				return nil, err
 			}
 			return oneResult(a.svc.Messages.CreateMessage(ctx, c, req))
-		})}
+		})
 }
 
 func (a *accountTools) acknowledgeMessage() server.ServerTool {
@@ -500,7 +499,7 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 	tool := toolDef("list_call_recordings",
 		"List the call recordings of your accounts, newest first, one page at a time, as GET /api/v2/call-recordings: filter by account, skill and a range of days, or draw a random sample. "+
 			"Each recording has the call's detail record (times, durations, agent, skill) and a signed audio URL. "+recordingScope, opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("list_call_recordings",
+	return a.tool(tool,
 		[]string{"account_id", "skill_name", "from_date", "to_date", "sample", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.RecordingFilter{
@@ -520,7 +519,7 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 				return nil, err
 			}
 			return pageResult(a.svc.Recordings.FindCallRecordings(ctx, c, q))
-		})}
+		})
 }
 
 func (a *accountTools) getCallRecording() server.ServerTool {
@@ -568,7 +567,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 	tool := toolDef("list_to_dos",
 		"List the To Dos (scheduled texts, emails and calls) of your accounts, newest first, one page at a time, as GET /api/v2/to-dos. "+
 			"Each has its state, delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_dos", []string{"page", "page_size", "state"},
+	return a.tool(tool, []string{"page", "page_size", "state"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			page, size, state := p.int("page"), p.int("page_size"), p.str("state")
 			if err := p.err(); err != nil {
@@ -580,7 +579,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 				return nil, err
 			}
 			return pageResult(a.svc.ToDos.FindToDos(ctx, c, f))
-		})}
+		})
 }
 
 func (a *accountTools) createToDo() server.ServerTool {
@@ -610,7 +609,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 		"Schedule a To Do on one of your accounts, as POST /api/v2/to-dos: an sms, email, call or AI outbound call, delivered now, today at given times, or on a recurring schedule. "+
 			"The arguments are the API's flat body; every bad field is reported at once. Every call creates a new To Do. Needs the todos:write scope.", opts...)
 	known := []string{"account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
-	return server.ServerTool{Tool: tool, Handler: a.handler("create_to_do", known,
+	return a.tool(tool, known,
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			// Account numbers are digits, and some clients (the MCP Inspector CLI) send
 			// 1001 for "1001": take a whole number as its decimal string.
@@ -622,7 +621,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 				return nil, err
 			}
 			return oneResult(a.svc.ToDos.CreateToDo(ctx, c, req))
-		})}
+		})
 }
 
 // toDoIDArg is the id argument of the tools on one To Do.
@@ -689,7 +688,7 @@ func (a *accountTools) updateToDo() server.ServerTool {
 			"account_number and delivery_type cannot be changed (an error on that field: cancel and create a new To Do). A new schedule replaces the old one and recomputes next_occurrence; "+
 			"a paused To Do stays paused, a completed one becomes active again, a cancelled one cannot be changed. Needs the todos:write scope.", opts...)
 	known := []string{"id", "account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
-	return server.ServerTool{Tool: tool, Handler: a.handler("update_to_do", known,
+	return a.tool(tool, known,
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id := p.id("id")
 			if err := p.err(); err != nil {
@@ -701,7 +700,7 @@ func (a *accountTools) updateToDo() server.ServerTool {
 				return nil, err
 			}
 			return oneResult(a.svc.ToDos.UpdateToDo(ctx, c, id, patch))
-		})}
+		})
 }
 
 func (a *accountTools) listToDoDeliveries() server.ServerTool {
@@ -711,7 +710,7 @@ func (a *accountTools) listToDoDeliveries() server.ServerTool {
 	tool := toolDef("list_to_do_deliveries",
 		"List a To Do's occurrences and their delivery attempts, newest first, as GET /api/v2/to-dos/{id}/deliveries: scheduled_for, status (pending, sending, sent, failed, skipped), channel, error, "+
 			"and attempts [{at, status, error}]. An occurrence dropped by a pause, cancel or schedule change is skipped with the reason. Needs the todos:read scope.", opts...)
-	return server.ServerTool{Tool: tool, Handler: a.handler("list_to_do_deliveries", []string{"id", "page", "page_size"},
+	return a.tool(tool, []string{"id", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id, page, size := p.id("id"), p.int("page"), p.int("page_size")
 			if err := p.err(); err != nil {
@@ -722,5 +721,5 @@ func (a *accountTools) listToDoDeliveries() server.ServerTool {
 				return nil, err
 			}
 			return pageResult(a.svc.ToDos.FindToDoDeliveries(ctx, c, id, pg))
-		})}
+		})
 }

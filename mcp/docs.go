@@ -65,10 +65,6 @@ func (d *docs) docPages() []*content.Page {
 	return out
 }
 
-func (d *docs) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
-	return toolError(ctx, d.cfg.logger(), tool, err)
-}
-
 func (d *docs) index() (*search.Index, error) {
 	if d.cfg.Index == nil {
 		return nil, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "documentation search is not available on this server",
@@ -127,11 +123,7 @@ func (d *docs) searchDocumentation() server.ServerTool {
 	tool := toolDef("searchDocumentation",
 		"Search the answerdesk documentation and return the best-matching sections (passages), best first: each with the page title, the section heading, the section's URL (with #anchor) and a snippet of its most relevant sentences. "+
 			"Use it to find where the docs cover a topic; read a whole page with getPage, or ask a direct question with askQuestion.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := d.search(ctx, req)
-		if err != nil {
-			return d.fail(ctx, "searchDocumentation", err), nil
-		}
+	return readTool(d.cfg, tool, d.search, func(out docSearch) string {
 		var b strings.Builder
 		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No documentation section matches %q. Try other words.\n", out.Query)
@@ -139,8 +131,8 @@ func (d *docs) searchDocumentation() server.ServerTool {
 		for i, r := range out.Results {
 			fmt.Fprintf(&b, "%d. %s — %s\n   %s\n   %s\n", i+1, r.Title, r.Section, r.URL, r.Snippet)
 		}
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
 func (d *docs) search(ctx context.Context, req mcpgo.CallToolRequest) (docSearch, error) {
@@ -208,16 +200,10 @@ func (d *docs) getPage() server.ServerTool {
 	tool := toolDef("getPage",
 		"Read one documentation page in full as Markdown, with its title, summary, last update and the list of its sections. "+
 			"Use it when a search snippet or an answer is not enough, e.g. for request examples, every field of an object, or every error of an operation. Pass path or url; a page that does not exist is an error listing the pages.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := d.page(req)
-		if err != nil {
-			return d.fail(ctx, "getPage", err), nil
-		}
-		return mcpgo.NewToolResultStructured(out, out.Markdown), nil
-	}}
+	return readTool(d.cfg, tool, d.page, func(out docPage) string { return out.Markdown })
 }
 
-func (d *docs) page(req mcpgo.CallToolRequest) (docPage, error) {
+func (d *docs) page(_ context.Context, req mcpgo.CallToolRequest) (docPage, error) {
 	a, err := readArgs(req, "path", "url")
 	if err != nil {
 		return docPage{}, err
@@ -294,11 +280,7 @@ func (d *docs) askQuestion() server.ServerTool {
 	tool := toolDef("askQuestion",
 		"Answer a question about answerdesk from its documentation, in 1 to 4 sentences taken from the docs (numbers, codes and parameter names as written), with the sections it used in sources (page title, URL with #anchor, section heading). "+
 			"When the docs do not cover the question, answered is false, the answer says so and sources lists the three nearest sections: do not guess then. Use it for direct questions; use searchDocumentation to explore and getPage to read a page in full.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := d.ask(ctx, req)
-		if err != nil {
-			return d.fail(ctx, "askQuestion", err), nil
-		}
+	return readTool(d.cfg, tool, d.ask, func(out answer) string {
 		var b strings.Builder
 		b.WriteString(out.Answer)
 		if len(out.Sources) > 0 {
@@ -311,8 +293,8 @@ func (d *docs) askQuestion() server.ServerTool {
 				fmt.Fprintf(&b, "- %s — %s: %s\n", s.Title, s.Section, s.URL)
 			}
 		}
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
 // askPassages is how many of the retrieved passages a language model composes an answer

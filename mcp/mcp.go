@@ -452,6 +452,31 @@ func outputSchema[T any]() mcpgo.ToolOption {
 	}
 }
 
+// readTool is a tool whose handler runs run and answers with its result as structured
+// content and as text, what a model reads, made from it; an error from run becomes
+// toolError's under the tool's name.
+func readTool[T any](cfg Config, tool mcpgo.Tool, run func(context.Context, mcpgo.CallToolRequest) (T, error), text func(T) string) server.ServerTool {
+	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		out, err := run(ctx, req)
+		if err != nil {
+			return toolError(ctx, cfg.logger(), tool.Name, err), nil
+		}
+		return mcpgo.NewToolResultStructured(out, text(out)), nil
+	}}
+}
+
+// noArgs is the run of a tool that takes no arguments (any is an error) and answers what
+// build makes.
+func noArgs[T any](build func() T) func(context.Context, mcpgo.CallToolRequest) (T, error) {
+	return func(_ context.Context, req mcpgo.CallToolRequest) (T, error) {
+		if _, err := readArgs(req); err != nil {
+			var zero T
+			return zero, err
+		}
+		return build(), nil
+	}
+}
+
 func toolDef(name, description string, opts ...mcpgo.ToolOption) mcpgo.Tool {
 	all := append([]mcpgo.ToolOption{mcpgo.WithDescription(description)}, opts...)
 	return mcpgo.NewTool(name, all...)
@@ -632,12 +657,4 @@ func locate(arg, value, base string) (string, error) {
 // notFound is the error of a page that does not exist.
 func notFound(what, hint string) error {
 	return &answerdesk.Error{Code: answerdesk.ENOTFOUND, Message: what, Hint: hint}
-}
-
-func date(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	d := t.Format("2006-01-02")
-	return &d
 }

@@ -52,11 +52,6 @@ type publicTools struct {
 	base string
 }
 
-// fail turns an error into a tool error.
-func (p *publicTools) fail(ctx context.Context, tool string, err error) *mcpgo.CallToolResult {
-	return toolError(ctx, p.cfg.logger(), tool, err)
-}
-
 // --- get_company_info ---
 
 func (p *publicTools) getCompanyInfo() server.ServerTool {
@@ -64,11 +59,7 @@ func (p *publicTools) getCompanyInfo() server.ServerTool {
 		"Get the company's profile: name, description, phone, email, mailing address, service area, social profiles and links to the services, pricing, contact and documentation pages. "+
 			"Use it to answer who the company is or how to reach it. Takes no arguments.",
 		append(readOnly("Company profile"), outputSchema[public.Company]())...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		if _, err := readArgs(req); err != nil {
-			return p.fail(ctx, "get_company_info", err), nil
-		}
-		out := public.CompanyOf(p.cfg.Site, p.base)
+	return readTool(p.cfg, tool, noArgs(func() public.Company { return public.CompanyOf(p.cfg.Site, p.base) }), func(out public.Company) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s\n%s\n\nPhone: %s\nEmail: %s\n", out.Name, out.Description, out.Phone, out.Email)
 		a := out.MailingAddress
@@ -80,8 +71,8 @@ func (p *publicTools) getCompanyInfo() server.ServerTool {
 			fmt.Fprintf(&b, "%s: %s\n", sp.Network, sp.URL)
 		}
 		fmt.Fprintf(&b, "Services: %s\nPricing: %s\nContact: %s\nDocs: %s\n", out.Links.Services, out.Links.Pricing, out.Links.Contact, out.Links.Docs)
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
 // --- list_services ---
@@ -91,11 +82,7 @@ func (p *publicTools) listServices() server.ServerTool {
 		"List every service the company offers, in the site's order, with its slug, name, one-sentence description and page URLs. "+
 			"Use it to see what the company sells, and to get the slug get_pricing takes. Takes no arguments.",
 		append(readOnly("Services"), outputSchema[public.Services]())...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		if _, err := readArgs(req); err != nil {
-			return p.fail(ctx, "list_services", err), nil
-		}
-		out := public.ServicesOf(p.cfg.Site, p.base)
+	return readTool(p.cfg, tool, noArgs(func() public.Services { return public.ServicesOf(p.cfg.Site, p.base) }), func(out public.Services) string {
 		var b strings.Builder
 		for _, si := range out.Services {
 			fmt.Fprintf(&b, "- %s (slug %s): %s %s\n", si.Name, si.Slug, si.Description, si.URL)
@@ -103,8 +90,8 @@ func (p *publicTools) listServices() server.ServerTool {
 		if len(out.Services) == 0 {
 			b.WriteString("No services are published.\n")
 		}
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
 // --- get_pricing ---
@@ -119,11 +106,7 @@ func (p *publicTools) getPricing() server.ServerTool {
 	tool := toolDef("get_pricing",
 		"Get the pricing plans of every service, or of one service, for monthly or annual billing: each plan's monthly price in USD, the minutes or chats included, the overage rate per extra minute or chat, and its features. "+
 			"Use it to answer what a service costs or to compare plans.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := p.pricing(req)
-		if err != nil {
-			return p.fail(ctx, "get_pricing", err), nil
-		}
+	return readTool(p.cfg, tool, p.pricing, func(out public.Pricing) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Prices in %s per month, %s billing.\n", out.Currency, out.BillingCycle)
 		for _, sp := range out.Services {
@@ -148,11 +131,11 @@ func (p *publicTools) getPricing() server.ServerTool {
 				b.WriteString("\n")
 			}
 		}
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
-func (p *publicTools) pricing(req mcpgo.CallToolRequest) (public.Pricing, error) {
+func (p *publicTools) pricing(_ context.Context, req mcpgo.CallToolRequest) (public.Pricing, error) {
 	a, err := readArgs(req, "billing_cycle", "service")
 	if err != nil {
 		return public.Pricing{}, err
@@ -202,11 +185,7 @@ func (p *publicTools) searchSite() server.ServerTool {
 		"Search every page of the site and its documentation (services, industries, locations, blog posts, pages, docs) by words. "+
 			"Returns matching pages, best first (title matches rank first), each with its title, summary, URL, type, last update and a highlighted snippet, and nextCursor for the next page. "+
 			"Use it to find the page that answers a question, then read_page to read it.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := p.search(ctx, req)
-		if err != nil {
-			return p.fail(ctx, "search_site", err), nil
-		}
+	return readTool(p.cfg, tool, p.search, func(out public.Search) string {
 		var b strings.Builder
 		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No page matches %q. Try fewer or other words.\n", out.Query)
@@ -217,8 +196,8 @@ func (p *publicTools) searchSite() server.ServerTool {
 		if out.NextCursor != nil {
 			fmt.Fprintf(&b, "\nMore results: call again with cursor %q.\n", *out.NextCursor)
 		}
-		return mcpgo.NewToolResultStructured(out, b.String()), nil
-	}}
+		return b.String()
+	})
 }
 
 func (p *publicTools) search(ctx context.Context, req mcpgo.CallToolRequest) (public.Search, error) {
@@ -289,16 +268,10 @@ func (p *publicTools) readPage() server.ServerTool {
 	tool := toolDef("read_page",
 		"Read one page of the site or its documentation as Markdown: the full text of a service, industry, location, blog post, page or docs page, or the list of pages of a section. "+
 			"Use it after search_site or list_services to read a page in full. Only this site's pages can be read.", opts...)
-	return server.ServerTool{Tool: tool, Handler: func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-		out, err := p.page(req)
-		if err != nil {
-			return p.fail(ctx, "read_page", err), nil
-		}
-		return mcpgo.NewToolResultStructured(out, out.Markdown), nil
-	}}
+	return readTool(p.cfg, tool, p.page, func(out pageContent) string { return out.Markdown })
 }
 
-func (p *publicTools) page(req mcpgo.CallToolRequest) (pageContent, error) {
+func (p *publicTools) page(_ context.Context, req mcpgo.CallToolRequest) (pageContent, error) {
 	a, err := readArgs(req, "url")
 	if err != nil {
 		return pageContent{}, err
@@ -332,7 +305,7 @@ func renderPage(site *content.Site, path, base string) (pageContent, bool) {
 	pc := pageContent{URL: base + doc.Path, MarkdownURL: base + doc.MarkdownPath, Title: doc.Title, Summary: doc.Summary,
 		Type: "index", Markdown: doc.Markdown()}
 	if doc.Page != nil {
-		pc.Type, pc.UpdatedAt = doc.Page.Type, date(doc.Page.Updated)
+		pc.Type, pc.UpdatedAt = doc.Page.Type, public.UpdatedAt(doc.Page.Updated)
 	}
 	return pc, true
 }

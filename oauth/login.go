@@ -91,7 +91,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusBadRequest, "Sign-in failed", "The form could not be read.")
 		return
 	}
-	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
+	email := answerdesk.EmailKey(r.PostFormValue("email"))
 	c, err := r.Cookie(s.cookieName(loginCSRFCookie))
 	got := r.PostFormValue("csrf_token")
 	if err != nil || got == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(got)) != 1 {

@@ -7,6 +7,7 @@ package public
 import (
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/search"
@@ -160,6 +161,16 @@ type Result struct {
 	Highlight   string  `json:"highlight" jsonschema:"A snippet of the page with the matched words in <mark>…</mark>; the rest is HTML-escaped."`
 }
 
+// UpdatedAt is the day a page was last updated as the public views write it, YYYY-MM-DD,
+// or nil when the page does not say.
+func UpdatedAt(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	d := t.Format("2006-01-02")
+	return &d
+}
+
 // Search is a page of search results (GET /api/v1/search, search_site).
 type Search struct {
 	Query      string   `json:"query" jsonschema:"The words searched for."`
@@ -171,12 +182,8 @@ type Search struct {
 func SearchOf(query string, page *search.Page, base string) Search {
 	out := Search{Query: query, Results: []Result{}}
 	for _, r := range page.Results {
-		res := Result{Title: r.Title, Summary: r.Summary, URL: base + r.URL, MarkdownURL: base + r.MarkdownURL, Type: r.Type, Highlight: r.Highlight}
-		if !r.Updated.IsZero() {
-			d := r.Updated.Format("2006-01-02")
-			res.UpdatedAt = &d
-		}
-		out.Results = append(out.Results, res)
+		out.Results = append(out.Results, Result{Title: r.Title, Summary: r.Summary, URL: base + r.URL, MarkdownURL: base + r.MarkdownURL,
+			Type: r.Type, UpdatedAt: UpdatedAt(r.Updated), Highlight: r.Highlight})
 	}
 	if page.NextCursor != "" {
 		next := page.NextCursor

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 
@@ -39,8 +40,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request) {
-	a, err := s.Admin.FindAccount(r.Context(), caller(r), chi.URLParam(r, "number"))
-	s.writeOne(w, r, a, err)
+	serveOne(s, w, r, s.Admin.FindAccount, chi.URLParam(r, "number"))
 }
 
 func (s *Server) updateAccount(w http.ResponseWriter, r *http.Request) {
@@ -82,37 +82,44 @@ func listEntry(name string, body interface{ value() answerdesk.Opt[string] }) fu
 	}
 }
 
-func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
+// addToList serves POST to one of an account's lists (admins only): body's one property,
+// name, is the entry.
+func addToList[Out any](s *Server, w http.ResponseWriter, r *http.Request, name string,
+	body interface{ value() answerdesk.Opt[string] }, add func(context.Context, *answerdesk.Caller, string, string) (Out, error)) {
 	if s.requireAdmin(w, r) {
-		serveBody(s, w, r, listEntry("number", &smsNumberBody{}), at(chi.URLParam(r, "number"), s.Admin.AddSMSNumber))
+		serveBody(s, w, r, listEntry(name, body), at(chi.URLParam(r, "number"), add))
 	}
+}
+
+// removeFromList serves DELETE of the entry in path parameter param from one of an account's
+// lists.
+func removeFromList[Out any](s *Server, w http.ResponseWriter, r *http.Request, param string,
+	remove func(context.Context, *answerdesk.Caller, string, string) (Out, error)) {
+	serveOne(s, w, r, at(chi.URLParam(r, "number"), remove), pathParam(r, param))
+}
+
+func (s *Server) addSMSNumber(w http.ResponseWriter, r *http.Request) {
+	addToList(s, w, r, "number", &smsNumberBody{}, s.Admin.AddSMSNumber)
 }
 
 func (s *Server) removeSMSNumber(w http.ResponseWriter, r *http.Request) {
-	a, err := s.Admin.RemoveSMSNumber(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "sms_number"))
-	s.writeOne(w, r, a, err)
+	removeFromList(s, w, r, "sms_number", s.Admin.RemoveSMSNumber)
 }
 
 func (s *Server) addSendingDomain(w http.ResponseWriter, r *http.Request) {
-	if s.requireAdmin(w, r) {
-		serveBody(s, w, r, listEntry("domain", &sendingDomainBody{}), at(chi.URLParam(r, "number"), s.Admin.AddSendingDomain))
-	}
+	addToList(s, w, r, "domain", &sendingDomainBody{}, s.Admin.AddSendingDomain)
 }
 
 func (s *Server) removeSendingDomain(w http.ResponseWriter, r *http.Request) {
-	a, err := s.Admin.RemoveSendingDomain(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "domain"))
-	s.writeOne(w, r, a, err)
+	removeFromList(s, w, r, "domain", s.Admin.RemoveSendingDomain)
 }
 
 func (s *Server) addBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
-	if s.requireAdmin(w, r) {
-		serveBody(s, w, r, listEntry("email", &blacklistBody{}), at(chi.URLParam(r, "number"), s.Admin.AddBlacklistedEmail))
-	}
+	addToList(s, w, r, "email", &blacklistBody{}, s.Admin.AddBlacklistedEmail)
 }
 
 func (s *Server) removeBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
-	b, err := s.Admin.RemoveBlacklistedEmail(r.Context(), caller(r), chi.URLParam(r, "number"), pathParam(r, "email"))
-	s.writeOne(w, r, b, err)
+	removeFromList(s, w, r, "email", s.Admin.RemoveBlacklistedEmail)
 }
 
 func (s *Server) listUsers(w http.ResponseWriter, r *http.Request) {
@@ -128,8 +135,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
-	u, err := s.Admin.FindUser(r.Context(), caller(r), pathParam(r, "id"))
-	s.writeOne(w, r, u, err)
+	serveOne(s, w, r, s.Admin.FindUser, pathParam(r, "id"))
 }
 
 func (s *Server) updateUser(w http.ResponseWriter, r *http.Request) {

@@ -16,18 +16,13 @@ func (s *Server) createOnCallContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {
-	c, err := s.Dispatch.DeleteOnCallContact(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, c, err)
+	serveOne(s, w, r, s.Dispatch.DeleteOnCallContact, chi.URLParam(r, "id"))
 }
 
 func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	f := answerdesk.DeliveryFilter{MessageID: q.str("message_id"), Status: q.str("status"), Page: q.int("page"), PageSize: q.int("page_size")}
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	dq, err := f.Validate()
+	dq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -37,6 +32,5 @@ func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *Server) replayDispatchDelivery(w http.ResponseWriter, r *http.Request) {
-	d, err := s.Dispatch.ReplayDispatchDelivery(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, d, err)
+	serveOne(s, w, r, s.Dispatch.ReplayDispatchDelivery, chi.URLParam(r, "id"))
 }

@@ -31,46 +31,52 @@ const (
 	codeInternal         = "internal_error"
 )
 
-// errorStatus maps a domain error code to the HTTP status and the contract's error code.
-// This is the only place that mapping lives.
-func errorStatus(code string) (int, string) {
-	switch code {
-	case answerdesk.EINVALID:
-		return http.StatusUnprocessableEntity, "invalid_parameter"
-	case answerdesk.EUNAVAILABLE:
-		return http.StatusUnprocessableEntity, "feature_unavailable"
-	case answerdesk.EPROCESSING:
-		return http.StatusBadRequest, "processing_error"
-	case answerdesk.ENOTFOUND:
-		return http.StatusNotFound, "not_found"
-	case answerdesk.EUNAUTHORIZED:
-		return http.StatusUnauthorized, "unauthorized"
-	case answerdesk.EFORBIDDEN:
-		return http.StatusForbidden, "forbidden"
-	case answerdesk.ECONFLICT:
-		return http.StatusConflict, "conflict"
-	case answerdesk.ERATELIMITED:
-		return http.StatusTooManyRequests, codeRateLimited
-	default:
-		return http.StatusInternalServerError, codeInternal
-	}
+// errorAnswer is how an error is answered: the HTTP status, the contract's error code, and the
+// hint when the error carries none.
+type errorAnswer struct {
+	status     int
+	code, hint string
 }
 
-// defaultHints tell a client how to fix the request when the error carries no hint.
-var defaultHints = map[string]string{
-	"invalid_parameter":   "Fix the fields listed in errors and send the request again.",
-	"feature_unavailable": "This feature is not enabled on this server.",
-	"processing_error":    "Send a well-formed JSON object with Content-Type: application/json.",
-	"not_found":           "Check the id; resources of accounts you cannot see are not found either.",
-	"unauthorized":        "Send Authorization: Bearer <token>; create a token at /settings/keys, or with: answerdesk token create --user EMAIL.",
-	"forbidden":           "Your credentials do not allow this request.",
-	"conflict":            "The resource changed or already exists; fetch it and try again.",
-	codeInternal:          "Try again later; if it persists, contact support with the X-Request-Id header.",
-	codeNoRoute:           "Check the path against the API reference.",
-	codeMethodNotAllowed:  "Use one of the methods in the Allow header.",
-	codePayloadTooLarge:   "Send a smaller request body.",
-	codeRateLimited:       "Wait for the number of seconds in Retry-After, then retry.",
+// domainErrors answer the domain's error codes; any other is internalError. This is the only
+// place that mapping lives.
+var domainErrors = map[string]errorAnswer{
+	answerdesk.EINVALID:      {http.StatusUnprocessableEntity, "invalid_parameter", "Fix the fields listed in errors and send the request again."},
+	answerdesk.EUNAVAILABLE:  {http.StatusUnprocessableEntity, "feature_unavailable", "This feature is not enabled on this server."},
+	answerdesk.EPROCESSING:   {http.StatusBadRequest, "processing_error", "Send a well-formed JSON object with Content-Type: application/json."},
+	answerdesk.ENOTFOUND:     {http.StatusNotFound, "not_found", "Check the id; resources of accounts you cannot see are not found either."},
+	answerdesk.EUNAUTHORIZED: {http.StatusUnauthorized, "unauthorized", "Send Authorization: Bearer <token>; create a token at /settings/keys, or with: answerdesk token create --user EMAIL."},
+	answerdesk.EFORBIDDEN:    {http.StatusForbidden, "forbidden", "Your credentials do not allow this request."},
+	answerdesk.ECONFLICT:     {http.StatusConflict, "conflict", "The resource changed or already exists; fetch it and try again."},
+	answerdesk.ERATELIMITED:  {http.StatusTooManyRequests, codeRateLimited, "Wait for the number of seconds in Retry-After, then retry."},
 }
+
+// internalError answers everything that is not a domain error.
+var internalError = errorAnswer{http.StatusInternalServerError, codeInternal, "Try again later; if it persists, contact support with the X-Request-Id header."}
+
+// errorStatus maps a domain error code to the HTTP status and the contract's error code.
+func errorStatus(code string) (int, string) {
+	a, ok := domainErrors[code]
+	if !ok {
+		a = internalError
+	}
+	return a.status, a.code
+}
+
+// defaultHints tell a client how to fix the request when the error carries no hint: the
+// answers' hints, and those of the API-level codes no domain error maps to.
+var defaultHints = func() map[string]string {
+	hints := map[string]string{
+		internalError.code:   internalError.hint,
+		codeNoRoute:          "Check the path against the API reference.",
+		codeMethodNotAllowed: "Use one of the methods in the Allow header.",
+		codePayloadTooLarge:  "Send a smaller request body.",
+	}
+	for _, a := range domainErrors {
+		hints[a.code] = a.hint
+	}
+	return hints
+}()
 
 // writeErrorObject writes an error object with the given status and code.
 func (s *Server) writeErrorObject(w http.ResponseWriter, status int, code, message, hint string, fields []answerdesk.FieldError) {

@@ -80,11 +80,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		StartDate: q.str("start_date"), EndDate: q.str("end_date"),
 		Read: q.bool("read"), Page: q.int("page"), PageSize: q.int("page_size"),
 	}
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	mq, err := f.Validate()
+	mq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -98,11 +94,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	raw := q.int("limit")
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	limit, err := answerdesk.CheckRecentLimit(raw)
+	limit, err := checked(q, func() (int, error) { return answerdesk.CheckRecentLimit(raw) })
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -146,15 +138,15 @@ func parseMessageBody(body []byte) (*answerdesk.MessageCreate, error) {
 }
 
 func (s *Server) acknowledgeMessage(w http.ResponseWriter, r *http.Request) {
-	m, err := s.Messages.AcknowledgeMessage(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, m, err)
+	serveOne(s, w, r, s.Messages.AcknowledgeMessage, chi.URLParam(r, "id"))
 }
 
-func (s *Server) markMessageRead(read bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		m, err := s.Messages.SetMessageRead(r.Context(), caller(r), chi.URLParam(r, "id"), read)
-		s.writeOne(w, r, m, err)
-	}
+func (s *Server) markMessageAsRead(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, at(chi.URLParam(r, "id"), s.Messages.SetMessageRead), true)
+}
+
+func (s *Server) markMessageAsUnread(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, at(chi.URLParam(r, "id"), s.Messages.SetMessageRead), false)
 }
 
 // writeOne writes {"data": v} or the error.

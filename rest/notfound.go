@@ -100,13 +100,5 @@ func (s *Server) renderSearchPage(w http.ResponseWriter, r *http.Request, status
 	}
 	view := pageView{SiteName: s.Site.Company.Name, Body: template.HTML(body.String()), //nolint:gosec // rendered above by html/template
 		Document: &content.Document{Path: r.URL.Path, Title: title}}
-	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, view); err != nil {
-		s.Error(w, r, fmt.Errorf("render %s: %w", r.URL.Path, err))
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	s.writeSitePage(w, r, status, "no-store", view)
 }

@@ -568,15 +568,7 @@ func etagOf(body []byte) string {
 // credentials, cacheable like every public read (ETag, Cache-Control), and 304 to a
 // matching If-None-Match.
 func serveOpenAPIV1(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("ETag", openAPIV1ETag)
-	h.Set("Cache-Control", "public, max-age=300")
-	if etagMatches(r.Header.Get("If-None-Match"), openAPIV1ETag) {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	h.Set("Content-Type", "application/json")
-	_, _ = w.Write(openAPIV1)
+	writeBody(w, r, openAPIV1, openAPIV1ETag)
 }
 
 // etagMatches reports whether an If-None-Match header names etag (weakly compared) or is *.

@@ -65,6 +65,16 @@ func (q *query) bool(name string) *bool {
 
 func (q *query) err() error { return q.errs.Err() }
 
+// checked is what validate makes of the values read from q, once each has its type: a
+// type error is answered before the rule's own.
+func checked[T any](q *query, validate func() (T, error)) (T, error) {
+	if err := q.err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return validate()
+}
+
 // paging reads page and page_size against a list's default and maximum.
 func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
 	page, size := q.int("page"), q.int("page_size")
@@ -86,6 +96,15 @@ func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, default
 	}
 	list, meta, err := find(r.Context(), caller(r), p)
 	s.writeList(w, r, list, meta, err)
+}
+
+// serveOne serves a request without a body for one thing: call with the caller and in
+// (mostly a path parameter, read by the handler as its route spells it; at binds a second),
+// and write the result or the error.
+func serveOne[In, Out any](s *Server, w http.ResponseWriter, r *http.Request,
+	call func(context.Context, *answerdesk.Caller, In) (Out, error), in In) {
+	out, err := call(r.Context(), caller(r), in)
+	s.writeOne(w, r, out, err)
 }
 
 // serveBody serves a request with a body: read it, parse it with the domain's parser, hand

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -343,12 +342,12 @@ func orNone(names []string) string {
 // write encodes v (a JSON object) with "sandbox": true in the sandbox, with an ETag and
 // Cache-Control, answering 304 to a matching If-None-Match.
 func (a *publicAPI) write(w http.ResponseWriter, r *http.Request, v any) {
-	body, err := json.Marshal(v)
+	body, etag, err := encodePublic(v)
 	if err != nil {
-		a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
+		a.s.Error(w, r, err)
 		return
 	}
-	a.writeBody(w, r, append(body, '\n'), etagOf(body))
+	writeBody(w, r, body, etag)
 }
 
 func (a *publicAPI) company(w http.ResponseWriter, r *http.Request) {

@@ -21,20 +21,30 @@ func (a *publicAPI) writeCached(w http.ResponseWriter, r *http.Request, key stri
 		if !ok {
 			return
 		}
-		body, err := json.Marshal(v)
+		body, etag, err := encodePublic(v)
 		if err != nil {
-			a.s.Error(w, r, fmt.Errorf("encode response: %w", err))
+			a.s.Error(w, r, err)
 			return
 		}
-		p = &cachedPage{key: key, body: append(body, '\n'), etag: etagOf(body)}
+		p = &cachedPage{key: key, body: body, etag: etag}
 		a.cache.put(p)
 	}
-	a.writeBody(w, r, p.body, p.etag)
+	writeBody(w, r, p.body, p.etag)
 }
 
-// writeBody writes an encoded body with its ETag and Cache-Control, answering 304 to a
-// matching If-None-Match.
-func (a *publicAPI) writeBody(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
+// encodePublic encodes a body of the public API and its ETag (of the JSON without the
+// final newline).
+func encodePublic(v any) (body []byte, etag string, err error) {
+	body, err = json.Marshal(v)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode response: %w", err)
+	}
+	return append(body, '\n'), etagOf(body), nil
+}
+
+// writeBody writes an encoded body of the public API (its reads and its document) with its
+// ETag and Cache-Control, answering 304 to a matching If-None-Match.
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte, etag string) {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "public, max-age=300")

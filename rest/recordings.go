@@ -19,11 +19,7 @@ func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
 	if b := q.bool("sample"); b != nil {
 		f.Sample = *b
 	}
-	if err := q.err(); err != nil {
-		s.Error(w, r, err)
-		return
-	}
-	rq, err := f.Validate()
+	rq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -60,13 +60,20 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 	if doc.Page != nil {
 		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
 	}
+	s.writeSitePage(w, r, http.StatusOK, "public, max-age=300", view)
+}
+
+// writeSitePage renders view in the site's page template and writes it with status and
+// Cache-Control cache; a template that fails is an internal error, written instead.
+func (s *Server) writeSitePage(w http.ResponseWriter, r *http.Request, status int, cache string, view pageView) {
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, view); err != nil {
 		s.Error(w, r, fmt.Errorf("render %s: %w", r.URL.Path, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Cache-Control", cache)
+	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
 

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/answerdesk/answerdesk"
@@ -25,8 +24,7 @@ func (s *Server) createToDo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getToDo(w http.ResponseWriter, r *http.Request) {
-	t, err := s.ToDos.FindToDo(r.Context(), caller(r), chi.URLParam(r, "id"))
-	s.writeOne(w, r, t, err)
+	serveOne(s, w, r, s.ToDos.FindToDo, chi.URLParam(r, "id"))
 }
 
 // updateToDo is PATCH /api/v2/to-dos/{id}: a partial update.
@@ -34,15 +32,18 @@ func (s *Server) updateToDo(w http.ResponseWriter, r *http.Request) {
 	serveBody(s, w, r, answerdesk.ParseToDoPatch, at(chi.URLParam(r, "id"), s.ToDos.UpdateToDo))
 }
 
-// toDoAction serves a lifecycle route: pause, resume, or cancel (DELETE).
-func (s *Server) toDoAction(action string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		do := map[string]func(context.Context, *answerdesk.Caller, string) (*answerdesk.ToDo, error){
-			answerdesk.ToDoPause: s.ToDos.PauseToDo, answerdesk.ToDoResume: s.ToDos.ResumeToDo, answerdesk.ToDoCancel: s.ToDos.CancelToDo,
-		}[action]
-		t, err := do(r.Context(), caller(r), chi.URLParam(r, "id"))
-		s.writeOne(w, r, t, err)
-	}
+// The lifecycle routes: pause, resume, and cancel (DELETE).
+
+func (s *Server) pauseToDo(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, s.ToDos.PauseToDo, chi.URLParam(r, "id"))
+}
+
+func (s *Server) resumeToDo(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, s.ToDos.ResumeToDo, chi.URLParam(r, "id"))
+}
+
+func (s *Server) cancelToDo(w http.ResponseWriter, r *http.Request) {
+	serveOne(s, w, r, s.ToDos.CancelToDo, chi.URLParam(r, "id"))
 }
 
 // listToDoDeliveries is GET /api/v2/to-dos/{id}/deliveries.

@@ -11,8 +11,8 @@ import (
 // serverOperation is an operation of the customer API v2.
 type serverOperation struct {
 	operation
-	authenticated bool // behind the bearer token (every operation but the document)
-	handle        func(*Server) http.HandlerFunc
+	public bool // served without the bearer token (the document alone)
+	handle func(*Server, http.ResponseWriter, *http.Request)
 }
 
 // v2ErrorResponses are the response components of the customer API's errors, by status; an
@@ -48,133 +48,133 @@ var v2Operations = []serverOperation{
 			dateParam("start_date", "StartDate"), dateParam("end_date", "EndDate"), {name: "read", schema: map[string]any{"type": "boolean"}}},
 			paging(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize)...),
 		bodies: map[int]string{http.StatusOK: "MessageList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listMessages }},
+		handle: (*Server).listMessages},
 	{operation: operation{method: http.MethodPost, path: "/messages", id: "createMessage", summary: "Create a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(400, 401, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createMessage }},
+		handle: (*Server).createMessage},
 	{operation: operation{method: http.MethodGet, path: "/messages/recents", id: "listRecentMessages", summary: "List recent messages",
 		query:  []queryParam{{name: "limit", schema: map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxRecentLimit, "default": answerdesk.DefaultRecentLimit}}},
 		bodies: map[int]string{http.StatusOK: "RecentMessageList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.recentMessages }},
+		handle: (*Server).recentMessages},
 	{operation: operation{method: http.MethodGet, path: "/messages/{id}", id: "getMessage", summary: "Get a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessage }},
+		handle: (*Server).getMessage},
 	{operation: operation{method: http.MethodGet, path: "/messages/{id}/call-recording", id: "getMessageCallRecording", summary: "Get the call recording of a message",
 		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMessageCallRecording }},
+		handle: (*Server).getMessageCallRecording},
 	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/acknowledge", id: "acknowledgeMessage", summary: "Acknowledge a message",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.acknowledgeMessage }},
+		handle: (*Server).acknowledgeMessage},
 	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/mark-as-read", id: "markMessageAsRead", summary: "Mark a message as read",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(true) }},
+		handle: (*Server).markMessageAsRead},
 	{operation: operation{method: http.MethodPatch, path: "/messages/{id}/mark-as-unread", id: "markMessageAsUnread", summary: "Mark a message as unread",
 		bodies: map[int]string{http.StatusOK: "MessageResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.markMessageRead(false) }},
+		handle: (*Server).markMessageAsUnread},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings", id: "listCallRecordings", summary: "List call recordings",
 		query: append([]queryParam{{name: "account_id", schema: map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 			{name: "skill_name", schema: map[string]any{"type": "string", "maxLength": answerdesk.MaxStringLength}},
 			dateParam("from_date", "FromDate"), dateParam("to_date", "ToDate"), {name: "sample", schema: map[string]any{"type": "boolean", "default": false}}},
 			paging(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize)...),
 		bodies: map[int]string{http.StatusOK: "CallRecordingList"}, errors: conditional(v2Errors(401, 405, 422, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listCallRecordings }},
+		handle: (*Server).listCallRecordings},
 	{operation: operation{method: http.MethodGet, path: "/call-recordings/{id}", id: "getCallRecording", summary: "Get a call recording",
 		bodies: map[int]string{http.StatusOK: "CallRecordingResponse"}, errors: conditional(v2Errors(401, 404, 405, 500))},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getCallRecording }},
+		handle: (*Server).getCallRecording},
 	{operation: operation{method: http.MethodGet, path: "/to-dos", id: "listToDos", summary: "List To Dos",
 		query:  append(paging(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), enumParam("state", answerdesk.ToDoStates)),
 		bodies: map[int]string{http.StatusOK: "ToDoList"}, errors: v2Errors(401, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDos }},
+		handle: (*Server).listToDos},
 	{operation: operation{method: http.MethodPost, path: "/to-dos", id: "createToDo", summary: "Create a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(400, 401, 405, 413, 422, 500), http.StatusUnprocessableEntity, "ToDoUnprocessable")},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createToDo }},
+		handle: (*Server).createToDo},
 	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}", id: "getToDo", summary: "Get a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getToDo }},
+		handle: (*Server).getToDo},
 	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}", id: "updateToDo", summary: "Change a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(400, 401, 404, 405, 413, 422, 500), http.StatusUnprocessableEntity, "ToDoUnprocessable")},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateToDo }},
+		handle: (*Server).updateToDo},
 	{operation: operation{method: http.MethodDelete, path: "/to-dos/{id}", id: "cancelToDo", summary: "Cancel a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoCancel) }},
+		handle: (*Server).cancelToDo},
 	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}/pause", id: "pauseToDo", summary: "Pause a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoPause) }},
+		handle: (*Server).pauseToDo},
 	{operation: operation{method: http.MethodPatch, path: "/to-dos/{id}/resume", id: "resumeToDo", summary: "Resume a To Do",
 		bodies: map[int]string{http.StatusOK: "ToDoResponse"}, errors: with(v2Errors(401, 404, 405, 422, 500), http.StatusUnprocessableEntity, "ToDoStateConflict")},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.toDoAction(answerdesk.ToDoResume) }},
+		handle: (*Server).resumeToDo},
 	{operation: operation{method: http.MethodGet, path: "/to-dos/{id}/deliveries", id: "listToDoDeliveries", summary: "List a To Do's deliveries",
 		query:  paging(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize),
 		bodies: map[int]string{http.StatusOK: "ToDoDeliveryList"}, errors: v2Errors(401, 404, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listToDoDeliveries }},
+		handle: (*Server).listToDoDeliveries},
 	{operation: operation{method: http.MethodGet, path: "/on-call-contacts", id: "listOnCallContacts", summary: "List on-call contacts",
 		query:  paging(answerdesk.DefaultContactPageSize, answerdesk.MaxContactPageSize),
 		bodies: map[int]string{http.StatusOK: "OnCallContactList"}, errors: v2Errors(401, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listOnCallContacts }},
+		handle: (*Server).listOnCallContacts},
 	{operation: operation{method: http.MethodPost, path: "/on-call-contacts", id: "createOnCallContact", summary: "Create an on-call contact",
 		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: with(v2Errors(400, 401, 405, 413, 422, 500), http.StatusUnprocessableEntity, "OnCallContactUnprocessable")},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createOnCallContact }},
+		handle: (*Server).createOnCallContact},
 	{operation: operation{method: http.MethodDelete, path: "/on-call-contacts/{id}", id: "deleteOnCallContact", summary: "Delete an on-call contact",
 		bodies: map[int]string{http.StatusOK: "OnCallContactResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.deleteOnCallContact }},
+		handle: (*Server).deleteOnCallContact},
 	{operation: operation{method: http.MethodGet, path: "/dispatch-deliveries", id: "listDispatchDeliveries", summary: "List dispatch deliveries",
 		query: append([]queryParam{{name: "message_id", schema: map[string]any{"type": "integer", "format": "int64", "minimum": 1}}, enumParam("status", answerdesk.DispatchStatuses)},
 			paging(answerdesk.DefaultDeliveryPageSize, answerdesk.MaxDeliveryPageSize)...),
 		bodies: map[int]string{http.StatusOK: "DispatchDeliveryList"}, errors: v2Errors(401, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listDispatchDeliveries }},
+		handle: (*Server).listDispatchDeliveries},
 	{operation: operation{method: http.MethodPost, path: "/dispatch-deliveries/{id}/replay", id: "replayDispatchDelivery", summary: "Replay a dispatch delivery",
 		bodies: map[int]string{http.StatusOK: "DispatchDeliveryResponse"}, errors: v2Errors(401, 404, 405, 409, 429, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.replayDispatchDelivery }},
+		handle: (*Server).replayDispatchDelivery},
 	{operation: operation{method: http.MethodGet, path: "/me", id: "getMe", summary: "Get the caller",
 		bodies: map[int]string{http.StatusOK: "MeResponse"}, errors: v2Errors(401, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getMe }},
+		handle: (*Server).getMe},
 	{operation: operation{method: http.MethodGet, path: "/accounts", id: "listAccounts", summary: "List accounts",
 		query:  paging(answerdesk.DefaultAccountPageSize, answerdesk.MaxAccountPageSize),
 		bodies: map[int]string{http.StatusOK: "AccountList"}, errors: v2Errors(401, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listAccounts }},
+		handle: (*Server).listAccounts},
 	{operation: operation{method: http.MethodPost, path: "/accounts", id: "createAccount", summary: "Create an account",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createAccount }},
+		handle: (*Server).createAccount},
 	{operation: operation{method: http.MethodGet, path: "/accounts/{number}", id: "getAccount", summary: "Get an account",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getAccount }},
+		handle: (*Server).getAccount},
 	{operation: operation{method: http.MethodPatch, path: "/accounts/{number}", id: "updateAccount", summary: "Update an account",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateAccount }},
+		handle: (*Server).updateAccount},
 	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/sms-numbers", id: "addSmsNumber", summary: "Add an SMS number",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addSMSNumber }},
+		handle: (*Server).addSMSNumber},
 	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/sms-numbers/{sms_number}", id: "removeSmsNumber", summary: "Remove an SMS number",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeSMSNumber }},
+		handle: (*Server).removeSMSNumber},
 	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/sending-domains", id: "addSendingDomain", summary: "Add a sending domain",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addSendingDomain }},
+		handle: (*Server).addSendingDomain},
 	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/sending-domains/{domain}", id: "removeSendingDomain", summary: "Remove a sending domain",
 		bodies: map[int]string{http.StatusOK: "AccountResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeSendingDomain }},
+		handle: (*Server).removeSendingDomain},
 	{operation: operation{method: http.MethodPost, path: "/accounts/{number}/email-blacklist", id: "addBlacklistedEmail", summary: "Add a blacklisted address",
 		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.addBlacklistedEmail }},
+		handle: (*Server).addBlacklistedEmail},
 	{operation: operation{method: http.MethodDelete, path: "/accounts/{number}/email-blacklist/{email}", id: "removeBlacklistedEmail", summary: "Remove a blacklisted address",
 		bodies: map[int]string{http.StatusOK: "BlacklistEntryResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.removeBlacklistedEmail }},
+		handle: (*Server).removeBlacklistedEmail},
 	{operation: operation{method: http.MethodGet, path: "/users", id: "listUsers", summary: "List users",
 		query:  paging(answerdesk.DefaultUserPageSize, answerdesk.MaxUserPageSize),
 		bodies: map[int]string{http.StatusOK: "UserList"}, errors: v2Errors(401, 403, 405, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.listUsers }},
+		handle: (*Server).listUsers},
 	{operation: operation{method: http.MethodPost, path: "/users", id: "createUser", summary: "Create a user",
 		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(400, 401, 403, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.createUser }},
+		handle: (*Server).createUser},
 	{operation: operation{method: http.MethodGet, path: "/users/{id}", id: "getUser", summary: "Get a user",
 		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(401, 403, 404, 405, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.getUser }},
+		handle: (*Server).getUser},
 	{operation: operation{method: http.MethodPatch, path: "/users/{id}", id: "updateUser", summary: "Update a user",
 		bodies: map[int]string{http.StatusOK: "UserResponse"}, errors: v2Errors(400, 401, 403, 404, 405, 413, 422, 500)},
-		authenticated: true, handle: func(s *Server) http.HandlerFunc { return s.updateUser }},
+		handle: (*Server).updateUser},
 	{operation: operation{method: http.MethodGet, path: "/openapi.json", id: "getOpenApiDocument", summary: "Get this OpenAPI document",
 		bodies: map[int]string{http.StatusOK: ""}, errors: v2Errors(405, 500)},
-		authenticated: false, handle: func(*Server) http.HandlerFunc { return serveOpenAPIV2 }},
+		public: true, handle: func(_ *Server, w http.ResponseWriter, r *http.Request) { serveOpenAPIV2(w, r) }},
 }
 
 // paging are the page and page_size parameters of a list of def items per page, at most
@@ -202,18 +202,23 @@ func enumParam(name string, values []string) queryParam {
 func (s *Server) v2Routes(r chi.Router) {
 	r.Use(limitBody(MaxBodyBytes))
 	for _, op := range v2Operations {
-		if !op.authenticated {
-			r.Method(op.method, op.path, op.handle(s))
+		if op.public {
+			r.Method(op.method, op.path, s.handler(op))
 		}
 	}
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		for _, op := range v2Operations {
-			if op.authenticated {
-				r.Method(op.method, op.path, op.handle(s))
+			if !op.public {
+				r.Method(op.method, op.path, s.handler(op))
 			}
 		}
 	})
+}
+
+// handler serves op.
+func (s *Server) handler(op serverOperation) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { op.handle(s, w, r) }
 }
 
 // v2Ops are the declarations of v2Operations.

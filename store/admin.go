@@ -192,12 +192,19 @@ func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller
 	if err != nil {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %q", account, number)
 	}
-	res, err := s.db.write.ExecContext(ctx, `UPDATE phone_numbers SET sms_enabled = 0 WHERE account_id = ? AND number = ? AND sms_enabled = 1`, id, n)
+	return s.removeEntry(ctx, c, account, "SMS number "+n, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, n),
+		`UPDATE phone_numbers SET sms_enabled = 0 WHERE account_id = ? AND number = ? AND sms_enabled = 1`, id, n)
+}
+
+// removeEntry runs query, which takes one entry (what) off an account's list, and answers
+// with the account; when it takes nothing off, the answer is missing.
+func (s *AdminService) removeEntry(ctx context.Context, c *answerdesk.Caller, account, what string, missing error, query string, args ...any) (*answerdesk.AccountDetail, error) {
+	res, err := s.db.write.ExecContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("remove SMS number %s: %w", n, err)
+		return nil, fmt.Errorf("remove %s: %w", what, err)
 	}
 	if k, _ := res.RowsAffected(); k == 0 {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, n)
+		return nil, missing
 	}
 	return s.FindAccount(ctx, c, account)
 }
@@ -226,15 +233,9 @@ func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Ca
 	if err != nil {
 		return nil, err
 	}
-	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
-	res, err := s.db.write.ExecContext(ctx, `DELETE FROM sending_domains WHERE account_id = ? AND domain = ?`, id, d)
-	if err != nil {
-		return nil, fmt.Errorf("remove sending domain %s: %w", d, err)
-	}
-	if k, _ := res.RowsAffected(); k == 0 {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %q", account, domain)
-	}
-	return s.FindAccount(ctx, c, account)
+	d := answerdesk.DomainKey(domain)
+	return s.removeEntry(ctx, c, account, "sending domain "+d, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %q", account, domain),
+		`DELETE FROM sending_domains WHERE account_id = ? AND domain = ?`, id, d)
 }
 
 // AddBlacklistedEmail blacklists an address as a sending address of the account.
@@ -272,7 +273,7 @@ func (s *AdminService) RemoveBlacklistedEmail(ctx context.Context, c *answerdesk
 	if err != nil {
 		return nil, err
 	}
-	e := strings.ToLower(strings.TrimSpace(email))
+	e := answerdesk.EmailKey(email)
 	entry, err := s.blacklistEntry(ctx, id, account, e)
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ func (s *UserService) findByEmail(ctx context.Context, email string) (*answerdes
 	var created int64
 	var disabled *int64
 	err := s.db.rd.QueryRowContext(ctx, `SELECT id, email, admin, created_at, password_hash, disabled_at FROM users WHERE email = ?`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash, &disabled)
+		answerdesk.EmailKey(email)).Scan(&u.ID, &u.Email, &u.Admin, &created, &hash, &disabled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user with email %s", email)
 	}

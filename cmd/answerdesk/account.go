@@ -48,11 +48,9 @@ func runAccountCreate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	var sms, domains stringList
 	c.fs.Var(&sms, "sms-number", "SMS-enabled `number` in E.164 form, e.g. +15550101001 (repeatable)")
 	c.fs.Var(&domains, "sending-domain", "authenticated email-sending `domain` (repeatable)")
+	c.require("number", "name")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if req.Number == "" || req.Name == "" {
-		return usagef("account create: --number and --name are required")
 	}
 	req.SMSNumbers, req.SendingDomains = sms, domains
 	return c.withAdmin(ctx, false, func(admins *store.AdminService, sys *answerdesk.Caller) error {
@@ -80,11 +78,9 @@ func runAccountList(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 func runAccountShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("account show", "--number N [--db FILE]", "Show one account.", stdout)
 	number := c.fs.String("number", "", "account `number` (required)")
+	c.require("number")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *number == "" {
-		return usagef("account show: --number is required")
 	}
 	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
 		return printAccount(stdout)(admins.FindAccount(ctx, sys, *number))
@@ -97,11 +93,9 @@ func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	var name, zone optString
 	c.fs.Var(&name, "name", "new account `name`")
 	c.fs.Var(&zone, "time-zone", "new IANA time `zone`")
+	c.require("number")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *number == "" {
-		return usagef("account update: --number is required")
 	}
 	if name.v == nil && zone.v == nil {
 		return usagef("account update: nothing to change (give --name or --time-zone)")
@@ -112,57 +106,65 @@ func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _
 }
 
 // accountEdit returns the command that adds or removes one SMS number, sending domain or
-// blacklisted address of an account.
+// blacklisted address of an account (accountEdits[sub]).
 func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	flagName := map[string]string{
-		"add-sms-number": "sms-number", "remove-sms-number": "sms-number",
-		"add-sending-domain": "sending-domain", "remove-sending-domain": "sending-domain",
-		"blacklist": "email", "unblacklist": "email",
-	}[sub]
+	e := accountEdits[sub]
 	return func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-		path := "account " + sub
-		c := newDBCommand(path, "--number N --"+flagName+" VALUE [--db FILE]", accountEditAbout[sub], stdout)
+		c := newDBCommand("account "+sub, "--number N --"+e.flag+" VALUE [--db FILE]", e.about, stdout)
 		number := c.fs.String("number", "", "account `number` (required)")
-		value := c.fs.String(flagName, "", "the `value` (required)")
+		value := c.fs.String(e.flag, "", "the `value` (required)")
+		c.require("number", e.flag)
 		if _, err := c.parse(args); err != nil {
 			return err
 		}
-		if *number == "" || *value == "" {
-			return usagef("%s: --number and --%s are required", path, flagName)
-		}
 		return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
-			switch sub {
-			case "add-sms-number":
-				return printAccount(stdout)(admins.AddSMSNumber(ctx, sys, *number, *value))
-			case "remove-sms-number":
-				return printAccount(stdout)(admins.RemoveSMSNumber(ctx, sys, *number, *value))
-			case "add-sending-domain":
-				return printAccount(stdout)(admins.AddSendingDomain(ctx, sys, *number, *value))
-			case "remove-sending-domain":
-				return printAccount(stdout)(admins.RemoveSendingDomain(ctx, sys, *number, *value))
-			}
-			var e *answerdesk.BlacklistEntry
-			var err error
-			if sub == "blacklist" {
-				e, err = admins.AddBlacklistedEmail(ctx, sys, *number, *value)
-			} else {
-				e, err = admins.RemoveBlacklistedEmail(ctx, sys, *number, *value)
-			}
-			if err != nil {
-				return err
-			}
-			verb := map[string]string{"blacklist": "is blacklisted", "unblacklist": "is no longer blacklisted"}[sub]
-			fmt.Fprintln(stdout, e.Email, verb)
-			return nil
+			return e.edit(ctx, admins, sys, *number, *value, stdout)
 		})
 	}
 }
 
-var accountEditAbout = map[string]string{
-	"add-sms-number":        "Let the account send SMS To Dos from a number (E.164, e.g. +15550101001; ten digits get +1).",
-	"remove-sms-number":     "Stop the account sending SMS To Dos from a number.",
-	"add-sending-domain":    "Add an authenticated email-sending domain: you vouch that its SPF and DKIM are set up.",
-	"remove-sending-domain": "Remove an email-sending domain of the account.",
-	"blacklist":             "Forbid an address as a To Do's from_email for this account. Each account has its own\nblacklist: other accounts are not affected.",
-	"unblacklist":           "Lift the blacklisting of an address.",
+// accountEditSpec is one of the commands that edit an account's lists: the flag naming the
+// entry, its help, and the change, which prints its result.
+type accountEditSpec struct {
+	flag, about string
+	edit        accountChange
+}
+
+// accountChange makes a change to the lists of account number, of the entry value, as the
+// system caller and prints its result.
+type accountChange func(ctx context.Context, admins *store.AdminService, sys *answerdesk.Caller, number, value string, stdout io.Writer) error
+
+// accountEdits are the commands that edit an account's lists, by subcommand.
+var accountEdits = map[string]accountEditSpec{
+	"add-sms-number": {"sms-number", "Let the account send SMS To Dos from a number (E.164, e.g. +15550101001; ten digits get +1).",
+		printsAccount((*store.AdminService).AddSMSNumber)},
+	"remove-sms-number": {"sms-number", "Stop the account sending SMS To Dos from a number.",
+		printsAccount((*store.AdminService).RemoveSMSNumber)},
+	"add-sending-domain": {"sending-domain", "Add an authenticated email-sending domain: you vouch that its SPF and DKIM are set up.",
+		printsAccount((*store.AdminService).AddSendingDomain)},
+	"remove-sending-domain": {"sending-domain", "Remove an email-sending domain of the account.",
+		printsAccount((*store.AdminService).RemoveSendingDomain)},
+	"blacklist": {"email", "Forbid an address as a To Do's from_email for this account. Each account has its own\nblacklist: other accounts are not affected.",
+		printsEntry((*store.AdminService).AddBlacklistedEmail, "is blacklisted")},
+	"unblacklist": {"email", "Lift the blacklisting of an address.",
+		printsEntry((*store.AdminService).RemoveBlacklistedEmail, "is no longer blacklisted")},
+}
+
+// printsAccount is an edit that prints the account as it is after the change.
+func printsAccount(change func(*store.AdminService, context.Context, *answerdesk.Caller, string, string) (*answerdesk.AccountDetail, error)) accountChange {
+	return func(ctx context.Context, admins *store.AdminService, sys *answerdesk.Caller, number, value string, stdout io.Writer) error {
+		return printAccount(stdout)(change(admins, ctx, sys, number, value))
+	}
+}
+
+// printsEntry is an edit of the blacklist that prints the address and what became of it.
+func printsEntry(change func(*store.AdminService, context.Context, *answerdesk.Caller, string, string) (*answerdesk.BlacklistEntry, error), verb string) accountChange {
+	return func(ctx context.Context, admins *store.AdminService, sys *answerdesk.Caller, number, value string, stdout io.Writer) error {
+		e, err := change(admins, ctx, sys, number, value)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, e.Email, verb)
+		return nil
+	}
 }

@@ -54,16 +54,20 @@ func runSeed(ctx context.Context, args []string, stdout io.Writer) error {
 	})
 }
 
-// userID resolves --user EMAIL to an id; "" is 0 (every user).
-func userID(ctx context.Context, db *store.DB, email string) (int64, error) {
-	if email == "" {
-		return 0, nil
-	}
-	u, err := store.NewUserService(db).FindUserByEmail(ctx, email)
-	if err != nil {
-		return 0, err
-	}
-	return u.ID, nil
+// withTokens is withDB (of an existing database) for the token commands: the token service
+// and the id of the user --user names ("" is 0: every user).
+func (c *command) withTokens(ctx context.Context, email string, use func(tokens *store.TokenService, userID int64) error) error {
+	return c.withDB(ctx, true, func(db *store.DB) error {
+		var id int64
+		if email != "" {
+			u, err := store.NewUserService(db).FindUserByEmail(ctx, email)
+			if err != nil {
+				return err
+			}
+			id = u.ID
+		}
+		return use(store.NewTokenService(db), id)
+	})
 }
 
 func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -71,18 +75,12 @@ func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 		"Create a customer API token for a user and print it alone on stdout. It is shown once: only its hash is stored.", stdout)
 	email := c.fs.String("user", "", "`email` of the token's user (required)")
 	name := c.fs.String("name", "API token", "a `name` to tell the token apart in listings")
+	c.require("user")
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	if *email == "" {
-		return usagef("token create: --user is required")
-	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		id, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		_, plain, err := store.NewTokenService(db).CreateToken(ctx, id, *name)
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, id int64) error {
+		_, plain, err := tokens.CreateToken(ctx, id, *name)
 		if err != nil {
 			return err
 		}
@@ -97,12 +95,8 @@ func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		id, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		list, err := store.NewTokenService(db).ListTokens(ctx, id)
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, id int64) error {
+		list, err := tokens.ListTokens(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -130,12 +124,8 @@ func runTokenRevoke(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if err != nil || id < 1 {
 		return usagef("token revoke: %q is not a token ID", pos[0])
 	}
-	return c.withDB(ctx, true, func(db *store.DB) error {
-		uid, err := userID(ctx, db, *email)
-		if err != nil {
-			return err
-		}
-		if err := store.NewTokenService(db).RevokeToken(ctx, uid, id); err != nil {
+	return c.withTokens(ctx, *email, func(tokens *store.TokenService, uid int64) error {
+		if err := tokens.RevokeToken(ctx, uid, id); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, "token", id, "revoked")
@@ -173,11 +163,9 @@ func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	admin := c.fs.Bool("admin", false, "make the user an admin (sees every account, may provision)")
 	var accounts stringList
 	c.fs.Var(&accounts, "account", "account `number` the user is a member of (repeatable)")
+	c.require("email")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *email == "" {
-		return usagef("user create: --email is required")
 	}
 	req := &answerdesk.UserCreate{Email: *email, Admin: *admin, AccountNumbers: accounts}
 	if *passwordStdin {
@@ -239,29 +227,34 @@ func runUserList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 	})
 }
 
-// userRef takes the user from --email or a positional id.
-func userRef(path string, email string, pos []string) (string, error) {
+// userFlag lets the command name a user by --email or by its ID (parseUser).
+func (c *command) userFlag() *string {
+	c.maxArgs = 1
+	return c.fs.String("email", "", "the user's `email`")
+}
+
+// parseUser parses args and returns the user they name: --email or the ID, not both.
+func (c *command) parseUser(args []string, email *string) (string, error) {
+	pos, err := c.parse(args)
+	if err != nil {
+		return "", err
+	}
 	switch {
-	case email != "" && len(pos) > 0:
-		return "", usagef("%s: give --email or an ID, not both", path)
-	case email != "":
-		return email, nil
+	case *email != "" && len(pos) > 0:
+		return "", usagef("%s: give --email or an ID, not both", c.path)
+	case *email != "":
+		return *email, nil
 	case len(pos) == 1:
 		return pos[0], nil
 	default:
-		return "", usagef("%s: give --email EMAIL or the user's ID", path)
+		return "", usagef("%s: give --email EMAIL or the user's ID", c.path)
 	}
 }
 
 func runUserShow(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("user show", "(--email EMAIL | ID) [--db FILE]", "Show one user.", stdout)
-	c.maxArgs = 1
-	email := c.fs.String("email", "", "the user's `email`")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	ref, err := userRef("user show", *email, pos)
+	email := c.userFlag()
+	ref, err := c.parseUser(args, email)
 	if err != nil {
 		return err
 	}
@@ -274,8 +267,7 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	c := newDBCommand("user update", "(--email EMAIL | ID) [--account NUMBER]... [--admin=true|false] [--disable | --enable] [--password-stdin] [--db FILE]",
 		"Change a user. --account replaces their memberships; --disable stops their API tokens, OAuth\n"+
 			"grants and web sessions at once; --enable lets their API tokens work again.", stdout)
-	c.maxArgs = 1
-	email := c.fs.String("email", "", "the user's `email`")
+	email := c.userFlag()
 	var accounts stringList
 	c.fs.Var(&accounts, "account", "account `number` the user is a member of (repeatable; replaces the memberships)")
 	var admin optBool
@@ -283,11 +275,7 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	disable := c.fs.Bool("disable", false, "disable the user")
 	enable := c.fs.Bool("enable", false, "enable a disabled user")
 	passwordStdin := c.fs.Bool("password-stdin", false, "set the password from the first line of standard input")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	ref, err := userRef("user update", *email, pos)
+	ref, err := c.parseUser(args, email)
 	if err != nil {
 		return err
 	}
@@ -323,11 +311,9 @@ func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.W
 			"runs, and check it. To restore, stop serve and copy the backup over the database file\n"+
 			"(removing any -wal and -shm files beside it).", stdout)
 	to := c.fs.String("to", "", "the backup `file` to create (must not exist)")
+	c.require("to")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *to == "" {
-		return usagef("db backup: --to is required")
 	}
 	return c.withDB(ctx, true, func(db *store.DB) error {
 		if err := db.Backup(ctx, *to); err != nil {
@@ -354,11 +340,9 @@ func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 	from := c.fs.String("from", "", "the database to copy: a SQLite `file` or a PostgreSQL URL")
 	to := c.fs.String("to", "", "the empty database to fill: a SQLite `file` or a PostgreSQL URL")
 	batch := c.fs.Int("batch-size", 1000, "rows per INSERT and per target transaction")
+	c.require("from", "to")
 	if _, err := c.parse(args); err != nil {
 		return err
-	}
-	if *from == "" || *to == "" {
-		return usagef("db copy: --from and --to are required")
 	}
 	if *from == *to {
 		return usagef("db copy: --from and --to are the same database")

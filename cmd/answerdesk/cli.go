@@ -37,6 +37,8 @@ type command struct {
 	maxArgs int
 	// dbPath is the --db flag's value, once db has added it.
 	dbPath *string
+	// required are the flags that must have a value (see require).
+	required []string
 }
 
 // newCommand returns a command with its own flag set. Flags print their help to out.
@@ -52,6 +54,10 @@ func (c *command) db() *string {
 	c.dbPath = c.fs.String("db", "./data/answerdesk.db", "SQLite database `file`, or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (env ANSWERDESK_DB)")
 	return c.dbPath
 }
+
+// require marks flags that must have a value, from the command line or the environment:
+// parse refuses a call without one, naming all of them.
+func (c *command) require(names ...string) { c.required = append(c.required, names...) }
 
 // newDBCommand is newCommand for a command that works on the database named by --db.
 func newDBCommand(path, usage, about string, out io.Writer) *command {
@@ -122,8 +128,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 }
 
 // parse parses args, flags and positional arguments in any order ("--" ends the flags),
-// then fills every flag not given from its ANSWERDESK_<FLAG> environment variable. It
-// returns the positional arguments. -h or --help prints the help to out: errHelpShown.
+// then fills every flag not given from its ANSWERDESK_<FLAG> environment variable and checks
+// the required ones. It returns the positional arguments. -h or --help prints the help to out: errHelpShown.
 func (c *command) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -150,6 +156,15 @@ func (c *command) parse(args []string) ([]string, error) {
 	}
 	if err := fillFromEnv(c.fs); err != nil {
 		return nil, err
+	}
+	for _, name := range c.required {
+		if c.fs.Lookup(name).Value.String() == "" {
+			verb := "is"
+			if len(c.required) > 1 {
+				verb = "are"
+			}
+			return nil, usagef("%s: --%s %s required", c.path, strings.Join(c.required, " and --"), verb)
+		}
 	}
 	return pos, nil
 }
