@@ -95,8 +95,8 @@ func (f RecordingFilter) Validate() (RecordingQuery, error) {
 	var v ValidationErrors
 	q := RecordingQuery{SkillName: f.SkillName, Sample: f.Sample}
 	if f.AccountID != "" {
-		id, err := strconv.ParseInt(f.AccountID, 10, 64)
-		if err != nil || id < 1 {
+		id, ok := ParseID(f.AccountID)
+		if !ok {
 			v.Add("account_id", "must be a positive integer account id")
 		} else {
 			q.AccountID = id

@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
@@ -192,13 +191,13 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request, do func(*answerd
 	if sess == nil {
 		return
 	}
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err == nil {
+	var err error = answerdesk.Errorf(answerdesk.ENOTFOUND, "no such token or application")
+	if id, ok := answerdesk.ParseID(chi.URLParam(r, "id")); ok {
 		err = do(sess, id)
 	}
 	switch {
 	case err == nil:
-	case answerdesk.ErrorCode(err) == answerdesk.ENOTFOUND || errors.Is(err, strconv.ErrSyntax) || errors.Is(err, strconv.ErrRange):
+	case answerdesk.ErrorCode(err) == answerdesk.ENOTFOUND:
 		s.renderKeys(w, r, sess, http.StatusNotFound, keysView{Error: "That token or application is not yours, or no longer exists."})
 		return
 	default:

@@ -52,8 +52,8 @@ func (s *Server) getMessageCallRecording(w http.ResponseWriter, r *http.Request)
 // recordingAudio serves a recording's audio to whoever holds an unexpired signed link,
 // with Range support (players seek) through http.ServeContent.
 func (s *Server) recordingAudio(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil || id < 1 {
+	id, ok := answerdesk.ParseID(chi.URLParam(r, "id"))
+	if !ok {
 		s.Error(w, r, answerdesk.Errorf(answerdesk.ENOTFOUND, "no such recording"))
 		return
 	}

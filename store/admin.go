@@ -372,8 +372,8 @@ func (s *AdminService) userID(ctx context.Context, ref string) (int64, error) {
 	if strings.Contains(ref, "@") {
 		err = s.db.write.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, strings.ToLower(ref)).Scan(&id)
 	} else {
-		n, perr := strconv.ParseInt(ref, 10, 64)
-		if perr != nil || n < 1 {
+		n, ok := answerdesk.ParseID(ref)
+		if !ok {
 			return 0, notFound
 		}
 		err = s.db.write.QueryRowContext(ctx, `SELECT id FROM users WHERE id = ?`, n).Scan(&id)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
@@ -199,8 +198,8 @@ func (s *DispatchService) DeleteOnCallContact(ctx context.Context, c *answerdesk
 	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := answerdesk.ParseID(id)
+	if !ok {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %q", id)
 	}
 	ct, err := s.findContact(ctx, c, n)
@@ -313,8 +312,8 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 	if err := c.RequireScope(answerdesk.ScopeDispatchWrite); err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := answerdesk.ParseID(id)
+	if !ok {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
 	}
 	vis, args := visibility(c, "account_id")
@@ -322,7 +321,7 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 	// the limiter (which may write to a shared store) is never called inside the one writer.
 	var account int64
 	var status string
-	err = s.db.rd.QueryRowContext(ctx, `SELECT account_id, status FROM dispatch_deliveries WHERE id = ? AND `+vis,
+	err := s.db.rd.QueryRowContext(ctx, `SELECT account_id, status FROM dispatch_deliveries WHERE id = ? AND `+vis,
 		append([]any{n}, args...)...).Scan(&account, &status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)

@@ -199,8 +199,8 @@ func (s *MessageService) query(ctx context.Context, query string, args ...any) (
 // messageKey turns a path id into a condition on the id or the uuid; ok is false when it
 // can be neither, which the caller reports as not found.
 func messageKey(idOrUUID string) (cond string, arg any, ok bool) {
-	if id, err := strconv.ParseInt(idOrUUID, 10, 64); err == nil {
-		return "m.id = ?", id, id > 0
+	if id, ok := answerdesk.ParseID(idOrUUID); ok {
+		return "m.id = ?", id, true
 	}
 	if u, err := uuid.Parse(idOrUUID); err == nil {
 		return "m.uuid = ?", u.String(), true

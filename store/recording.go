@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -136,8 +135,8 @@ func (s *RecordingService) FindCallRecording(ctx context.Context, c *answerdesk.
 	if err := c.RequireScope(answerdesk.ScopeRecordingsRead); err != nil {
 		return nil, err
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := answerdesk.ParseID(id)
+	if !ok {
 		return nil, recordingNotFound(id)
 	}
 	vis, args := visibility(c, "r.account_id")

@@ -330,8 +330,8 @@ func (s *ToDoService) FindToDo(ctx context.Context, c *answerdesk.Caller, id str
 // find is FindToDo without the scope check, for CreateToDo's answer: a caller who may
 // create To Dos gets the one they created back, even without todos:read.
 func (s *ToDoService) find(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.ToDo, error) {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := answerdesk.ParseID(id)
+	if !ok {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
 	}
 	vis, args := visibility(c, "t.account_id")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -21,8 +20,8 @@ const (
 
 // toDoID parses a To Do id of the path; anything but a positive integer is not found.
 func toDoID(id string) (int64, error) {
-	n, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || n < 1 {
+	n, ok := answerdesk.ParseID(id)
+	if !ok {
 		return 0, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
 	}
 	return n, nil

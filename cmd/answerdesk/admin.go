@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -120,8 +119,8 @@ func runTokenRevoke(ctx context.Context, args []string, _ io.Reader, stdout, _ i
 	if len(pos) != 1 {
 		return usagef("token revoke: give the token ID (see answerdesk token list)")
 	}
-	id, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || id < 1 {
+	id, ok := answerdesk.ParseID(pos[0])
+	if !ok {
 		return usagef("token revoke: %q is not a token ID", pos[0])
 	}
 	return c.withTokens(ctx, *email, func(tokens *store.TokenService, uid int64) error {
