@@ -50,9 +50,10 @@ func testConfig(t testing.TB, base string) Config {
 
 // served is an MCP server behind Handler on an httptest server.
 type served struct {
-	srv *httptest.Server
-	url string // the endpoint
-	cfg Config
+	srv   *httptest.Server
+	url   string // the endpoint
+	cfg   Config
+	cache *resultCache // the public server's result cache; nil on the docs server
 }
 
 // serve mounts the public or docs server (kind) at /mcp/<kind>. The base URL is the test
@@ -66,9 +67,14 @@ func serve(t testing.TB, kind string, mutate func(*Config)) *served {
 		mutate(&cfg)
 	}
 	path := "/mcp/" + kind
+	var cache *resultCache
 	switch kind {
 	case "public":
-		srv.Config.Handler = Handler(NewPublicServer(cfg), path, cfg)
+		ps := NewPublicServer(cfg)
+		if c, ok := fastCaches.Load(ps); ok {
+			cache = c.(*resultCache)
+		}
+		srv.Config.Handler = Handler(ps, path, cfg)
 	case "docs":
 		srv.Config.Handler = Handler(NewDocsServer(cfg), path, cfg)
 	default:
@@ -81,7 +87,7 @@ func serve(t testing.TB, kind string, mutate func(*Config)) *served {
 		}
 		srv.Close()
 	})
-	return &served{srv: srv, url: srv.URL + path, cfg: cfg}
+	return &served{srv: srv, url: srv.URL + path, cfg: cfg, cache: cache}
 }
 
 // connect starts an initialized mcp-go client over Streamable HTTP. With legacy set it
