@@ -82,16 +82,16 @@ func New(t testing.TB) *App {
 	return NewOn(t, testdb.Engine())
 }
 
-// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
-func NewOn(t testing.TB, engine string) *App {
+// Serve starts the service on the database at dsn, served on its own address with the
+// clock: an App without the fixture (no accounts or users). Called again with the same dsn
+// it starts another replica on the same database, as replicas behind a load balancer are.
+func Serve(t testing.TB, dsn string, clock *Clock) *App {
 	t.Helper()
-	ctx := context.Background()
-	clock := &Clock{now: Start}
 	server := httptest.NewUnstartedServer(nil)
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
-	m, err := app.Open(ctx, app.Config{
-		DB:           testdb.DSN(t, engine, "answerdesk.db"),
+	m, err := app.Open(context.Background(), app.Config{
+		DB:           dsn,
 		BaseURL:      "http://" + server.Listener.Addr().String(),
 		Key:          []byte("test-signing-key-0123456789abcdef"),
 		SecretKey:    []byte("test-key-material-0123456789abcdef"),
@@ -104,13 +104,22 @@ func NewOn(t testing.TB, engine string) *App {
 		t.Fatalf("open the app: %v", err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	db := m.DB
-	a := &App{DB: db, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
+	a := &App{DB: m.DB, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
 		Recordings: m.Recordings, ToDos: m.ToDos, Dispatch: m.Dispatch, OAuth: m.OAuth}
-	a.Server.Config.Handler = m.Handler
-	a.Server.Start()
-	t.Cleanup(a.Server.Close)
+	server.Config.Handler = m.Handler
+	server.Start()
+	t.Cleanup(server.Close)
+	return a
+}
 
+// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
+func NewOn(t testing.TB, engine string) *App {
+	t.Helper()
+	ctx := context.Background()
+	clock := &Clock{now: Start}
+	a := Serve(t, testdb.DSN(t, engine, "answerdesk.db"), clock)
+	db := a.DB
+	var err error
 	if a.Acme, err = db.CreateAccount(ctx, "1001", "Acme Plumbing", "America/New_York"); err != nil {
 		t.Fatal(err)
 	}
