@@ -294,6 +294,13 @@ func (r *Response) Map(t testing.TB) map[string]any {
 // anything else as JSON) and returns the response.
 func (a *App) Do(t testing.TB, method, path, token string, body any) *Response {
 	t.Helper()
+	return a.DoWith(t, method, path, token, body, nil)
+}
+
+// DoWith is Do with more request headers (conditional requests, content negotiation),
+// set after Do's own.
+func (a *App) DoWith(t testing.TB, method, path, token string, body any, header http.Header) *Response {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -319,6 +326,9 @@ func (a *App) Do(t testing.TB, method, path, token string, body any) *Response {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	for name, values := range header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
 	resp, err := a.Server.Client().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
