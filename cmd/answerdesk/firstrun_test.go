@@ -18,9 +18,6 @@ import (
 // account, a non-admin is refused, disabling a user stops their token, and a backup taken
 // while serving holds the data.
 func TestFirstRealDeployment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "prod", "answerdesk.db")
 

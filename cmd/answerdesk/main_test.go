@@ -67,9 +67,6 @@ func TestAdminCommands(t *testing.T) {
 // TestServeBinary builds the real binary, starts "serve --demo" on a free port, uses the
 // printed demo token, and stops it with SIGTERM, which must exit 0.
 func TestServeBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
 	srv := startServe(t, dir, []string{"ANSWERDESK_DB=" + filepath.Join(dir, "data", "demo.db"), "ANSWERDESK_METRICS_TOKEN=m3tr1cs-t0ken"}, "--demo")
 	addr := srv.addr

@@ -32,9 +32,6 @@ import (
 // another refuses to start and says what to do; the same key, from a file or from
 // ANSWERDESK_SIGNING_KEY, starts.
 func TestServeRefusesAnotherSigningKey(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "data", "answerdesk.db")
 	keyA, keyB := filepath.Join(dir, "a.key"), filepath.Join(dir, "b.key")

@@ -13,9 +13,6 @@ import (
 // process on the same file, and what it does must stop the very next request all the same,
 // after the token has been used enough to be kept.
 func TestCLIChangesStopServeAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	for _, tc := range []struct {
 		name   string
 		change func(db, email, tokenID string) []string
