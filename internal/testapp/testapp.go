@@ -157,6 +157,21 @@ func (a *App) Mount(path string, h http.Handler) {
 	a.Server.Config.Handler = a.Rest.Handler()
 }
 
+// OpenDB opens another store handle on the App's database, as another process (a replica,
+// the command line) has one, with the App's clock and secrets; it is closed when the test
+// ends.
+func (a *App) OpenDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), a.DB.Path())
+	if err != nil {
+		t.Fatalf("open another handle on the database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	db.Now = a.Clock.Now
+	db.Secrets = a.DB.Secrets
+	return db
+}
+
 // NewUser creates a user who is a member of the accounts, with an API token.
 func (a *App) NewUser(t testing.TB, email string, admin bool, accounts ...string) User {
 	t.Helper()
