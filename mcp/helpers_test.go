@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +142,21 @@ func connectURL(t testing.TB, url string, legacy bool, opts ...transport.Streama
 func TestMain(m *testing.M) {
 	validateOutput = true // every structured result is checked against its output schema
 	os.Exit(m.Run())
+}
+
+// listTools lists the server's tools and returns them with their names, sorted.
+func listTools(t testing.TB, c *client.Client) ([]mcpgo.Tool, []string) {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(res.Tools))
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return res.Tools, names
 }
 
 // call calls a tool and fails the test on a protocol error.
