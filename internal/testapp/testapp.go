@@ -112,6 +112,19 @@ func Serve(t testing.TB, dsn string, clock *Clock) *App {
 	return a
 }
 
+// OpenStore opens a fresh database of the engine (testdb.SQLite or testdb.Postgres), named
+// name within the test, without a service on it; it is closed when the test ends. (The
+// tests inside packages store and rest cannot import this package: they open their own.)
+func OpenStore(t testing.TB, engine, name string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), testdb.DSN(t, engine, name))
+	if err != nil {
+		t.Fatalf("open the database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 // NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
 func NewOn(t testing.TB, engine string) *App {
 	t.Helper()
