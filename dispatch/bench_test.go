@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
@@ -49,7 +48,8 @@ func BenchmarkSchedulerTick(b *testing.B) {
 		create(`{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","interval":1000,"times":["09:30"]}}`)
 	}
 	q := &timedQueue{ToDoQueue: app.ToDos}
-	s := &dispatch.Scheduler{Queue: q, Outbox: dispatch.NewOutboxChannel(quiet), Now: app.Clock.Now, Logger: quiet}
+	s := newScheduler(app)
+	s.Queue = q
 	delivered := 0
 	b.ResetTimer()
 	for b.Loop() {
