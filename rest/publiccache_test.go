@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -32,16 +31,8 @@ func TestPublicSearchCache(t *testing.T) {
 	ts.Config.Handler = countIndexQueries(ts.Config.Handler, &queries)
 	fetch := func(query string) (int, string, string) {
 		t.Helper()
-		resp, err := http.Get(ts.URL + "/api/v1/search?" + query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, resp.Header.Get("ETag"), string(b)
+		resp, body := get(t, ts.URL+"/api/v1/search?"+query)
+		return resp.StatusCode, resp.Header.Get("ETag"), body
 	}
 	bodies := map[string]string{}
 	for _, q := range []string{"q=answering+service", "q=answering+service&limit=2", "q=Answering+service", "q=dental", "q=dental&type=blog"} {
