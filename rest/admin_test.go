@@ -13,13 +13,9 @@ import (
 	"github.com/answerdesk/answerdesk/store"
 )
 
-type accountOne struct {
-	Data answerdesk.AccountDetail `json:"data"`
-}
+type accountOne = oneBody[answerdesk.AccountDetail]
 
-type userOne struct {
-	Data answerdesk.UserDetail `json:"data"`
-}
+type userOne = oneBody[answerdesk.UserDetail]
 
 // wantAdminError is wantError naming at most one field, which must come first.
 func wantAdminError(t *testing.T, r *testapp.Response, status int, code, field string) {
