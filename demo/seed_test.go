@@ -13,26 +13,16 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/store"
 )
 
 var seedNow = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-// openTestDB opens a fresh database on the engine, closed when the test ends.
-func openTestDB(t *testing.T, engine, name string) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), testdb.DSN(t, engine, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func seededDB(t *testing.T, engine, name string) (*store.DB, *Credentials) {
 	t.Helper()
-	db := openTestDB(t, engine, name)
+	db := testapp.OpenStore(t, engine, name)
 	demo, err := Seed(context.Background(), db, Options{Now: seedNow})
 	if err != nil {
 		t.Fatal(err)
@@ -486,7 +476,7 @@ func TestSeedMessages(t *testing.T) {
 // demo data.
 func TestSeedMessagesEmptyDB(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
-		db := openTestDB(t, engine, "a.db")
+		db := testapp.OpenStore(t, engine, "a.db")
 		if _, err := db.CreateAccount(context.Background(), "42", "Zed Roofing", ""); err != nil {
 			t.Fatal(err)
 		}

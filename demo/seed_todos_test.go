@@ -7,6 +7,7 @@ import (
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/demo"
+	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/store"
 )
@@ -14,11 +15,7 @@ import (
 func TestSeedToDos(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		ctx := context.Background()
-		db, err := store.Open(ctx, testdb.DSN(t, engine, "demo.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := testapp.OpenStore(t, engine, "demo.db")
 		now := time.Date(2026, 11, 22, 17, 0, 0, 0, time.UTC)
 		for range 2 { // seeding twice adds nothing
 			if _, err := demo.Seed(ctx, db, demo.Options{Now: now}); err != nil {

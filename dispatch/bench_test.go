@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/answerdesk/answerdesk/dispatch"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
@@ -41,16 +40,7 @@ func BenchmarkSchedulerTick(b *testing.B) {
 	app := testapp.New(b)
 	ny, _ := time.LoadLocation("America/New_York")
 	app.Clock.Set(time.Date(2026, 11, 20, 10, 0, 0, 0, ny))
-	caller := app.Caller(b, app.Alice)
-	create := func(body string) {
-		req, err := answerdesk.ParseToDoCreate([]byte(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := app.ToDos.CreateToDo(context.Background(), caller, req); err != nil {
-			b.Fatal(err)
-		}
-	}
+	create := func(body string) { app.CreateToDo(b, app.Alice, body) }
 	for range 1000 { // due every day at 09:45, first tomorrow
 		create(`{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","times":["09:45"]}}`)
 	}
@@ -58,7 +48,8 @@ func BenchmarkSchedulerTick(b *testing.B) {
 		create(`{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","interval":1000,"times":["09:30"]}}`)
 	}
 	q := &timedQueue{ToDoQueue: app.ToDos}
-	s := &dispatch.Scheduler{Queue: q, Outbox: dispatch.NewOutboxChannel(quiet), Now: app.Clock.Now, Logger: quiet}
+	s := newScheduler(app)
+	s.Queue = q
 	delivered := 0
 	b.ResetTimer()
 	for b.Loop() {

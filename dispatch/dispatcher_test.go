@@ -99,6 +99,17 @@ func dispatchTick(t *testing.T, d *dispatch.Dispatcher) {
 	}
 }
 
+// tickAfter moves the clock on by wait, runs the dispatcher once, and fails unless rcv has
+// then had want requests in all; when names the moment for the failure.
+func tickAfter(t *testing.T, app *testapp.App, d *dispatch.Dispatcher, rcv *receiver, wait time.Duration, want int, when string) {
+	t.Helper()
+	app.Clock.Advance(wait)
+	dispatchTick(t, d)
+	if n := len(rcv.got()); n != want {
+		t.Fatalf("%s: %d requests, want %d", when, n, want)
+	}
+}
+
 func TestDispatchDeliversToTheEndpoint(t *testing.T) {
 	app := testapp.New(t)
 	rcv := newReceiver(t, 200)
@@ -178,22 +189,10 @@ func TestDispatchRetries(t *testing.T) {
 		rcv := newReceiver(t, 503, 500, 200)
 		_, m, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
-		app.Clock.Advance(3 * time.Second) // first backoff is 5 s ± 20%
-		dispatchTick(t, d)
-		if n := len(rcv.got()); n != 1 {
-			t.Fatalf("retried before the backoff: %d requests", n)
-		}
-		app.Clock.Advance(3 * time.Second)
-		dispatchTick(t, d)
-		if n := len(rcv.got()); n != 2 {
-			t.Fatalf("not retried after 6 s: %d requests", n)
-		}
-		app.Clock.Advance(37 * time.Second) // second backoff 30 s ± 20%
-		dispatchTick(t, d)
+		tickAfter(t, app, d, rcv, 3*time.Second, 1, "3 s on, before the first backoff (5 s ± 20%)")
+		tickAfter(t, app, d, rcv, 3*time.Second, 2, "6 s on, after it")
+		tickAfter(t, app, d, rcv, 37*time.Second, 3, "37 s more, after the second backoff (30 s ± 20%)")
 		got := rcv.got()
-		if len(got) != 3 {
-			t.Fatalf("%d requests", len(got))
-		}
 		for _, r := range got[1:] {
 			if r.header.Get("Idempotency-Key") != got[0].header.Get("Idempotency-Key") || string(r.body) != string(got[0].body) {
 				t.Fatal("a retry changed the idempotency key or the body")
@@ -210,16 +209,8 @@ func TestDispatchRetries(t *testing.T) {
 		rcv.header.Set("Retry-After", "120")
 		_, _, d := oneWebhook(t, app, rcv)
 		dispatchTick(t, d)
-		app.Clock.Advance(100 * time.Second)
-		dispatchTick(t, d)
-		if n := len(rcv.got()); n != 1 {
-			t.Fatalf("retried before Retry-After: %d", n)
-		}
-		app.Clock.Advance(21 * time.Second)
-		dispatchTick(t, d)
-		if n := len(rcv.got()); n != 2 {
-			t.Fatalf("not retried after Retry-After: %d", n)
-		}
+		tickAfter(t, app, d, rcv, 100*time.Second, 1, "100 s on, before Retry-After")
+		tickAfter(t, app, d, rcv, 21*time.Second, 2, "121 s on, after Retry-After")
 	})
 	t.Run("400_is_not_retried", func(t *testing.T) {
 		app := testapp.New(t)

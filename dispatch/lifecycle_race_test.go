@@ -59,12 +59,7 @@ type stopWindow struct{ from, to int64 }
 func TestToDoLifecycleRacesTwoSchedulers(t *testing.T) {
 	app := testapp.New(t)
 	ctx := context.Background()
-	db2, err := store.Open(ctx, app.DB.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db2.Close() })
-	db2.Now = app.Clock.Now
+	db2 := app.OpenDB(t)
 
 	var seq atomic.Int64
 	var sends, failures atomic.Int64

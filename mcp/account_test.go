@@ -547,13 +547,8 @@ func TestAccountScopes(t *testing.T) {
 // TestAccountUnauthenticated: without a caller in the context (no mcp.Config.Authenticate),
 // every tool answers "not authenticated" and calls no service.
 func TestAccountUnauthenticated(t *testing.T) {
-	app := testapp.New(t)
-	srv := httptest.NewUnstartedServer(nil)
-	cfg := mcp.TestConfig(t, "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
-	srv.Start()
-	defer srv.Close()
-	c := mcp.ConnectWith(t, srv.URL+"/mcp/account", false)
+	s := serveAccount(t, func(cfg *mcp.Config) { cfg.Authenticate = nil }) // no caller in the context
+	c := mcp.ConnectWith(t, s.url, false)
 	for _, name := range accountToolNames {
 		mcp.WantToolError(t, mcp.Call(t, c, name, map[string]any{"id": "1", "content": "x"}), "not authenticated")
 	}

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,7 +45,7 @@ func BenchmarkToolsCall(b *testing.B) {
 // the two can be compared in one run: go test -bench . ./mcp/
 func BenchmarkREST(b *testing.B) {
 	s := serve(b, "public", nil)
-	srv := &rest.Server{Site: s.cfg.Site, Search: s.cfg.Index, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	srv := &rest.Server{Site: s.cfg.Site, Search: s.cfg.Index, Logger: s.cfg.Logger}
 	ts := httptest.NewServer(nil)
 	defer ts.Close()
 	srv.BaseURL = ts.URL

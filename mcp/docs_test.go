@@ -32,15 +32,7 @@ func TestDocsServer(t *testing.T) {
 			init.Capabilities.Resources == nil {
 			t.Errorf("server info %+v, instructions %q, capabilities %+v", init.ServerInfo, init.Instructions, init.Capabilities)
 		}
-		res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
-		}
-		slices.Sort(names)
+		_, names := listTools(t, c)
 		if want := []string{"askQuestion", "getPage", "searchDocumentation"}; !slices.Equal(names, want) {
 			t.Errorf("tools %v, want %v", names, want)
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,9 +51,10 @@ func testConfig(t testing.TB, base string) Config {
 
 // served is an MCP server behind Handler on an httptest server.
 type served struct {
-	srv *httptest.Server
-	url string // the endpoint
-	cfg Config
+	srv   *httptest.Server
+	url   string // the endpoint
+	cfg   Config
+	cache *resultCache // the public server's result cache; nil on the docs server
 }
 
 // serve mounts the public or docs server (kind) at /mcp/<kind>. The base URL is the test
@@ -66,9 +68,14 @@ func serve(t testing.TB, kind string, mutate func(*Config)) *served {
 		mutate(&cfg)
 	}
 	path := "/mcp/" + kind
+	var cache *resultCache
 	switch kind {
 	case "public":
-		srv.Config.Handler = Handler(NewPublicServer(cfg), path, cfg)
+		ps := NewPublicServer(cfg)
+		if c, ok := fastCaches.Load(ps); ok {
+			cache = c.(*resultCache)
+		}
+		srv.Config.Handler = Handler(ps, path, cfg)
 	case "docs":
 		srv.Config.Handler = Handler(NewDocsServer(cfg), path, cfg)
 	default:
@@ -81,7 +88,7 @@ func serve(t testing.TB, kind string, mutate func(*Config)) *served {
 		}
 		srv.Close()
 	})
-	return &served{srv: srv, url: srv.URL + path, cfg: cfg}
+	return &served{srv: srv, url: srv.URL + path, cfg: cfg, cache: cache}
 }
 
 // connect starts an initialized mcp-go client over Streamable HTTP. With legacy set it
@@ -135,6 +142,21 @@ func connectURL(t testing.TB, url string, legacy bool, opts ...transport.Streama
 func TestMain(m *testing.M) {
 	validateOutput = true // every structured result is checked against its output schema
 	os.Exit(m.Run())
+}
+
+// listTools lists the server's tools and returns them with their names, sorted.
+func listTools(t testing.TB, c *client.Client) ([]mcpgo.Tool, []string) {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(res.Tools))
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return res.Tools, names
 }
 
 // call calls a tool and fails the test on a protocol error.

@@ -3,7 +3,6 @@ package mcp
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -25,15 +24,14 @@ type sharedBudget struct {
 
 func newSharedBudget(t *testing.T, limit int) *sharedBudget {
 	t.Helper()
-	site, ix := shipped(t)
 	now := time.Date(2026, 11, 22, 12, 0, 5, 0, time.UTC)
 	clock := func() time.Time { return now }
 	limiter := &ratelimit.Memory{Limit: limit, Window: time.Minute}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
-	cfg := Config{Site: site, Index: ix, BaseURL: base, Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Limiter: limiter, Now: clock}
-	r := &rest.Server{Site: site, Search: ix, BaseURL: base, Logger: cfg.Logger, Now: clock,
+	cfg := testConfig(t, base)
+	cfg.Limiter, cfg.Now = limiter, clock
+	r := &rest.Server{Site: cfg.Site, Search: cfg.Index, BaseURL: base, Logger: cfg.Logger, Now: clock,
 		Public: rest.PublicConfig{Limiter: limiter, Limit: limit, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		MCP: map[string]http.Handler{
 			"/mcp/public": Handler(NewPublicServer(cfg), "/mcp/public", cfg),

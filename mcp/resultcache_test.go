@@ -9,10 +9,14 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// TestPublicResultCache: a repeated public tool call gets the same answer (from the cache),
-// other arguments get their own, and a tool error is answered afresh each time.
+// TestPublicResultCache: a repeated public tool call gets the same answer from the cache
+// (a result kept under its call is what a repeat answers), other arguments get their own,
+// and a tool error is never kept but answered afresh each time.
 func TestPublicResultCache(t *testing.T) {
 	s := serve(t, "public", nil)
+	if s.cache == nil {
+		t.Fatal("the public server has no result cache")
+	}
 	c := s.connect(t, false)
 	seen := map[string]string{}
 	for _, tc := range []struct {
@@ -27,7 +31,14 @@ func TestPublicResultCache(t *testing.T) {
 		{"search_site", map[string]any{"query": "after hours answering", "limit": 2}},
 		{"read_page", map[string]any{"url": "/docs/errors"}},
 	} {
+		key, err := resultKey(tc.tool, tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
 		first := call(t, c, tc.tool, tc.args)
+		if _, ok := s.cache.get(key); !ok {
+			t.Fatalf("%s %v: the result was not kept", tc.tool, tc.args)
+		}
 		again := call(t, c, tc.tool, tc.args)
 		if first.IsError || again.IsError {
 			t.Fatalf("%s %v: tool error %s", tc.tool, tc.args, text(first))
@@ -40,25 +51,30 @@ func TestPublicResultCache(t *testing.T) {
 		if string(ja) != string(jb) || text(first) != text(again) {
 			t.Fatalf("%s %v: a repeat answered differently", tc.tool, tc.args)
 		}
+		// A repeat must be answered from the cache, not by the tool: with the kept result's
+		// text changed, the next call says the changed text.
+		marked := *first
+		marked.Content = []mcpgo.Content{mcpgo.NewTextContent("kept for " + key)}
+		s.cache.put(key, &marked)
+		if got := text(call(t, c, tc.tool, tc.args)); got != "kept for "+key {
+			t.Errorf("%s %v: a repeat was not answered from the cache: %.80q", tc.tool, tc.args, got)
+		}
 		for other, body := range seen {
 			if body == string(ja) && tc.tool == "search_site" {
 				t.Errorf("%s %v answered like %s", tc.tool, tc.args, other)
 			}
 		}
-		seen[tc.tool+string(mustJSON(t, tc.args))] = string(ja)
+		seen[key] = string(ja)
 	}
+	bad := map[string]any{"service": "no-such-service"}
 	for range 2 {
-		wantToolError(t, call(t, c, "get_pricing", map[string]any{"service": "no-such-service"}), "no-such-service")
+		wantToolError(t, call(t, c, "get_pricing", bad), "no-such-service")
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
+	if key, err := resultKey("get_pricing", bad); err != nil {
 		t.Fatal(err)
+	} else if _, kept := s.cache.get(key); kept {
+		t.Error("a tool error was kept")
 	}
-	return b
 }
 
 // TestResultCacheBudget: the cache stays within its byte budget, dropping the least recently

@@ -3,14 +3,12 @@ package oauth_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/store"
@@ -19,36 +17,21 @@ import (
 
 // replicas starts n services on one fresh database, each assembled as "answerdesk serve"
 // assembles it and served on its own address, as replicas behind a load balancer are;
-// they share the clock. It returns them as apps for newBrowser, and a user's email.
-func replicas(t *testing.T, engine string, n int, clock *testapp.Clock) ([]*testapp.App, string) {
+// they share one clock (each App's Clock), set at testapp.Start. It returns them as apps
+// for newBrowser, and a user's email.
+func replicas(t *testing.T, engine string, n int) ([]*testapp.App, string) {
 	t.Helper()
-	ctx := context.Background()
+	clock := &testapp.Clock{}
+	clock.Set(testapp.Start)
 	dsn := testdb.DSN(t, engine, "replicas.db")
 	var out []*testapp.App
 	for range n {
-		server := httptest.NewUnstartedServer(nil)
-		m, err := app.Open(ctx, app.Config{
-			DB:           dsn,
-			BaseURL:      "http://" + server.Listener.Addr().String(),
-			Key:          []byte("test-signing-key-0123456789abcdef"),
-			Now:          clock.Now,
-			PasswordCost: bcrypt.MinCost,
-			Version:      "test",
-		})
-		if err != nil {
-			server.Close()
-			t.Fatalf("open replica: %v", err)
-		}
-		t.Cleanup(func() { _ = m.Close() })
-		server.Config.Handler = m.Handler
-		server.Start()
-		t.Cleanup(server.Close)
-		out = append(out, &testapp.App{DB: m.DB, Server: server, Clock: clock, OAuth: m.OAuth})
+		out = append(out, testapp.Serve(t, dsn, clock))
 	}
 	users := store.NewUserService(out[0].DB)
 	users.Cost = bcrypt.MinCost
 	const email = "carol@acme.example"
-	if _, err := users.CreateUser(ctx, &answerdesk.UserCreate{Email: email, Password: "test-password"}); err != nil {
+	if _, err := users.CreateUser(context.Background(), &answerdesk.UserCreate{Email: email, Password: "test-password"}); err != nil {
 		t.Fatal(err)
 	}
 	return out, email
@@ -71,9 +54,7 @@ func TestSignInThrottleAcrossReplicas(t *testing.T) {
 }
 
 func testSignInThrottleAcrossReplicas(t *testing.T, engine string) {
-	clock := &testapp.Clock{}
-	clock.Set(testapp.Start)
-	apps, email := replicas(t, engine, 3, clock)
+	apps, email := replicas(t, engine, 3)
 	const attempts = 30
 	// Every browser has its form before any attempt is made, so that the posts race.
 	type attempt struct {
@@ -106,7 +87,7 @@ func testSignInThrottleAcrossReplicas(t *testing.T, engine string) {
 			t.Errorf("replica %d, right password over the limit: %d, Retry-After %q; want 429 until the window ends", i, p.status, p.header.Get("Retry-After"))
 		}
 	}
-	clock.Advance(answerdesk.SignInWindow + time.Minute)
+	apps[0].Clock.Advance(answerdesk.SignInWindow + time.Minute) // every replica's clock
 	for i, a := range apps {
 		if p := signInOn(t, a, email, "test-password"); p.url.Path != "/settings/keys" {
 			t.Errorf("replica %d after the window: %s %d", i, p.url, p.status)
@@ -122,9 +103,7 @@ func TestSignInSuccessesDoNotCount(t *testing.T) {
 }
 
 func testSignInSuccessesDoNotCount(t *testing.T, engine string) {
-	clock := &testapp.Clock{}
-	clock.Set(testapp.Start)
-	apps, email := replicas(t, engine, 2, clock)
+	apps, email := replicas(t, engine, 2)
 	limit := answerdesk.SignInLimitPerEmailAndAddress
 	steps := []struct {
 		name     string

@@ -11,10 +11,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
-type accountList struct {
-	Data []answerdesk.AccountDetail `json:"data"`
-	Meta answerdesk.PageMeta        `json:"meta"`
-}
+type accountList = listBody[answerdesk.AccountDetail]
 
 func accountNumbers(l accountList) string {
 	var n []string

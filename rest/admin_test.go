@@ -13,27 +13,19 @@ import (
 	"github.com/answerdesk/answerdesk/store"
 )
 
-type accountOne struct {
-	Data answerdesk.AccountDetail `json:"data"`
-}
+type accountOne = oneBody[answerdesk.AccountDetail]
 
-type userOne struct {
-	Data answerdesk.UserDetail `json:"data"`
-}
+type userOne = oneBody[answerdesk.UserDetail]
 
-// adminErrorBody is the contract's error object, as much as these tests look at.
-type adminErrorBody struct {
-	Status int                     `json:"status"`
-	Code   string                  `json:"code"`
-	Errors []answerdesk.FieldError `json:"errors"`
-}
-
+// wantAdminError is wantError naming at most one field, which must come first.
 func wantAdminError(t *testing.T, r *testapp.Response, status int, code, field string) {
 	t.Helper()
-	var e adminErrorBody
-	r.JSON(t, &e)
-	if r.Status != status || e.Code != code || (field != "" && (len(e.Errors) == 0 || e.Errors[0].Field != field)) {
-		t.Fatalf("want %d %s on %q, got %d %s", status, code, field, r.Status, r.Body)
+	if field == "" {
+		wantError(t, r, status, code)
+		return
+	}
+	if e := wantError(t, r, status, code, field); len(e.Errors) == 0 || e.Errors[0].Field != field {
+		t.Fatalf("errors %+v, want %q first", e.Errors, field)
 	}
 }
 

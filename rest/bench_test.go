@@ -36,8 +36,7 @@ func BenchmarkListMessages(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			req := httptest.NewRequest("GET", "/api/v2/messages?"+c.query, nil)
-			req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
+			req := benchGet("/api/v2/messages?"+c.query, app.Alice.Token, "")
 			serveLoop(b, h, http.StatusOK, func() *http.Request { return req })
 		})
 	}
@@ -89,11 +88,20 @@ func BenchmarkListToDos(b *testing.B) {
 	h := app.Rest.Handler()
 	for _, state := range []string{"", "&state=active"} {
 		b.Run("page_size_100"+state, func(b *testing.B) {
-			req := httptest.NewRequest("GET", "/api/v2/to-dos?page_size=100"+state, nil)
-			req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
+			req := benchGet("/api/v2/to-dos?page_size=100"+state, app.Alice.Token, "")
 			serveLoop(b, h, http.StatusOK, func() *http.Request { return req })
 		})
 	}
+}
+
+// benchGet is a GET of path for the handler as token, conditional on ifNoneMatch when set.
+func benchGet(path, token, ifNoneMatch string) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	return req
 }
 
 // serveLoop serves the request newReq makes through h once per iteration, reporting

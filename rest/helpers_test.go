@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
@@ -36,6 +37,17 @@ func serve(t testing.TB, srv *rest.Server) *httptest.Server {
 	ts.Config.Handler = srv.Handler()
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// listBody is the customer API's list response: a page of T and its meta.
+type listBody[T any] struct {
+	Data []T                 `json:"data"`
+	Meta answerdesk.PageMeta `json:"meta"`
+}
+
+// oneBody is the customer API's response of one T.
+type oneBody[T any] struct {
+	Data T `json:"data"`
 }
 
 // quietLogger drops what the server under test logs.

@@ -2,8 +2,6 @@ package rest_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,7 +17,7 @@ func TestMCPRoutes(t *testing.T) {
 	server := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen[name] = r.URL.Path })
 	}
-	srv := &rest.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	srv := &rest.Server{Logger: quietLogger(),
 		MCP: map[string]http.Handler{"/mcp/public": server("public"), "/mcp/docs": server("docs")}}
 	ts := httptest.NewServer(nil)
 	defer ts.Close()

@@ -11,10 +11,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
-type messageList struct {
-	Data []answerdesk.Message `json:"data"`
-	Meta answerdesk.PageMeta  `json:"meta"`
-}
+type messageList = listBody[answerdesk.Message]
 
 type errorBody struct {
 	Status           int                     `json:"status"`

@@ -28,11 +28,7 @@ func BenchmarkPerRequest(b *testing.B) {
 	h := app.Rest.Handler()
 	m := app.CreateMessage(b, app.Alice, testapp.Start, map[string]any{})
 	get := func(path, etag string) *http.Request {
-		req := httptest.NewRequest("GET", path, nil)
-		req.Header.Set("Authorization", "Bearer "+app.Alice.Token)
-		if etag != "" {
-			req.Header.Set("If-None-Match", etag)
-		}
+		req := benchGet(path, app.Alice.Token, etag)
 		ctx, cancel := context.WithCancel(context.Background())
 		b.Cleanup(cancel)
 		return req.WithContext(ctx)
@@ -51,15 +47,6 @@ func BenchmarkPerRequest(b *testing.B) {
 		{"by_id", byID, http.StatusOK},
 		{"not_modified", get(fmt.Sprintf("/api/v2/messages/%d", m.ID), first.Header().Get("ETag")), http.StatusNotModified},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, bc.req)
-				if rec.Code != bc.want {
-					b.Fatalf("status %d, want %d: %s", rec.Code, bc.want, rec.Body)
-				}
-			}
-		})
+		b.Run(bc.name, func(b *testing.B) { serveLoop(b, h, bc.want, func() *http.Request { return bc.req }) })
 	}
 }

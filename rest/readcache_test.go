@@ -3,7 +3,6 @@ package rest_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,24 +15,11 @@ import (
 // getIf sends a GET with an optional If-None-Match.
 func getIf(t *testing.T, app *testapp.App, path, token, ifNoneMatch string) *testapp.Response {
 	t.Helper()
-	req, err := http.NewRequest("GET", app.Server.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	var h http.Header
 	if ifNoneMatch != "" {
-		req.Header.Set("If-None-Match", ifNoneMatch)
+		h = http.Header{"If-None-Match": {ifNoneMatch}}
 	}
-	resp, err := app.Server.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testapp.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	return app.DoWith(t, http.MethodGet, path, token, nil, h)
 }
 
 // weakETag returns the response's ETag, failing unless it is a weak one on a 200.

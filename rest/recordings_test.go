@@ -11,10 +11,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
-type recordingList struct {
-	Data []answerdesk.CallRecording `json:"data"`
-	Meta answerdesk.PageMeta        `json:"meta"`
-}
+type recordingList = listBody[answerdesk.CallRecording]
 
 func TestCallRecordings(t *testing.T) {
 	app := testapp.New(t)

@@ -2,8 +2,6 @@ package rest_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -45,7 +43,7 @@ func TestDefensiveHeaders(t *testing.T) {
 		})
 	}
 	t.Run("hsts_when_the_base_url_is_https", func(t *testing.T) {
-		srv := &rest.Server{BaseURL: "https://answerdesk.example", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		srv := &rest.Server{BaseURL: "https://answerdesk.example", Logger: quietLogger()}
 		ts := httptest.NewServer(srv.Handler())
 		defer ts.Close()
 		resp, _ := get(t, ts.URL+"/nope")
@@ -84,7 +82,7 @@ func TestMetricsProtection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := &rest.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MetricsConfig: tt.cfg}
+			srv := &rest.Server{Logger: quietLogger(), MetricsConfig: tt.cfg}
 			for _, p := range tt.proxies {
 				srv.Public.TrustedProxies = append(srv.Public.TrustedProxies, netip.MustParsePrefix(p))
 			}
@@ -115,7 +113,7 @@ func TestMetricsProtection(t *testing.T) {
 		})
 	}
 	t.Run("separate_listener_serves_them", func(t *testing.T) {
-		srv := &rest.Server{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MetricsConfig: rest.MetricsConfig{Separate: true}}
+		srv := &rest.Server{Logger: quietLogger(), MetricsConfig: rest.MetricsConfig{Separate: true}}
 		main := httptest.NewServer(srv.Handler())
 		defer main.Close()
 		get(t, main.URL+"/healthz")

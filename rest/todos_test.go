@@ -10,10 +10,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 )
 
-type toDoList struct {
-	Data []answerdesk.ToDo   `json:"data"`
-	Meta answerdesk.PageMeta `json:"meta"`
-}
+type toDoList = listBody[answerdesk.ToDo]
 
 // createToDo posts body as user and returns the To Do, failing on any error.
 func createToDo(t *testing.T, app *testapp.App, token, body string) answerdesk.ToDo {

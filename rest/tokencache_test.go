@@ -70,11 +70,7 @@ func TestTokenChangesReachTheNextRequest(t *testing.T) {
 				}
 				db := app.DB
 				if other {
-					var err error
-					if db, err = store.Open(ctx, app.DB.Path()); err != nil {
-						t.Fatal(err)
-					}
-					defer db.Close()
+					db = app.OpenDB(t)
 				}
 				tc.change(t, db, u)
 				if r := app.Do(t, http.MethodGet, path, u.Token, nil); r.Status != tc.want {

@@ -122,6 +122,24 @@ func settle() {
 	runtime.GC()
 }
 
+// benchLatency settles the heap, then runs op once per iteration (i counts them) and reports
+// its allocations and the percentiles of its durations.
+func benchLatency(b *testing.B, op func(i int) error) {
+	settle()
+	d := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	reportLatency(b, d)
+}
+
 // reportLatency reports the median and 99th percentile of per-operation durations.
 func reportLatency(b *testing.B, d []time.Duration) {
 	if len(d) == 0 {
@@ -135,11 +153,7 @@ func reportLatency(b *testing.B, d []time.Duration) {
 }
 
 func benchSearch(b *testing.B, pages []*content.Page, queries []Query) {
-	ix, err := Build(pages)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(b, pages)
 	ctx := context.Background()
 	// Follow a cursor too, as a client paging would.
 	var qs []Query
@@ -154,19 +168,10 @@ func benchSearch(b *testing.B, pages []*content.Page, queries []Query) {
 			qs = append(qs, q)
 		}
 	}
-	settle()
-	d := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		start := time.Now()
-		if _, err := ix.Search(ctx, qs[i%len(qs)]); err != nil {
-			b.Fatal(err)
-		}
-		d = append(d, time.Since(start))
-	}
-	b.StopTimer()
-	reportLatency(b, d)
+	benchLatency(b, func(i int) error {
+		_, err := ix.Search(ctx, qs[i%len(qs)])
+		return err
+	})
 }
 
 // shipped is the content in the binary; benchmarks skip it while it does not load.
@@ -190,24 +195,11 @@ func BenchmarkPassages(b *testing.B) {
 		"kamiro tensul vorpa", "api webhook integration account"}
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
-			ix, err := Build(generated(n))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ix.Close()
-			settle()
-			d := make([]time.Duration, 0, b.N)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				start := time.Now()
-				if _, err := ix.Passages(context.Background(), questions[i%len(questions)], 5); err != nil {
-					b.Fatal(err)
-				}
-				d = append(d, time.Since(start))
-			}
-			b.StopTimer()
-			reportLatency(b, d)
+			ix := buildIndex(b, generated(n))
+			benchLatency(b, func(i int) error {
+				_, err := ix.Passages(context.Background(), questions[i%len(questions)], 5)
+				return err
+			})
 		})
 	}
 }
@@ -215,25 +207,12 @@ func BenchmarkPassages(b *testing.B) {
 // BenchmarkSearchDocs is a public API docs search (type=docs) on the shipped docs: the
 // sections ranked as searchDocumentation ranks them, to a fixed depth, one page of 10.
 func BenchmarkSearchDocs(b *testing.B) {
-	ix, err := Build(shipped(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(b, shipped(b))
 	queries := []string{"webhook retry", "how do I paginate messages", "rate limit", "idempotency-ke", "kamiro tensul"}
-	settle()
-	d := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		start := time.Now()
-		if _, err := ix.Search(context.Background(), Query{Q: queries[i%len(queries)], Type: content.TypeDocs}); err != nil {
-			b.Fatal(err)
-		}
-		d = append(d, time.Since(start))
-	}
-	b.StopTimer()
-	reportLatency(b, d)
+	benchLatency(b, func(i int) error {
+		_, err := ix.Search(context.Background(), Query{Q: queries[i%len(queries)], Type: content.TypeDocs})
+		return err
+	})
 }
 
 func BenchmarkBuild(b *testing.B) {
@@ -268,11 +247,7 @@ func TestGeneratedCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 300-page index")
 	}
-	ix, err := Build(generate(300))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, generate(300))
 	for _, q := range generatedQueries {
 		p, err := ix.Search(context.Background(), q)
 		if err != nil {
@@ -288,15 +263,7 @@ func TestGeneratedCorpus(t *testing.T) {
 // p99 of 10 ms): the evaluation questions of both halves, the off-topic ones included, in
 // turn.
 func BenchmarkAnswer(b *testing.B) {
-	site, err := content.Load(content.Embedded())
-	if err != nil {
-		b.Skipf("shipped content does not load: %v", err)
-	}
-	ix, err := Build(site.Pages)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(b, shipped(b))
 	var questions []string
 	for _, name := range []string{"tune.json", "test.json"} {
 		raw, err := os.ReadFile(filepath.Join("testdata", "qa", name))
@@ -313,17 +280,8 @@ func BenchmarkAnswer(b *testing.B) {
 			questions = append(questions, q.Question)
 		}
 	}
-	settle()
-	d := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		start := time.Now()
-		if _, err := ix.Answer(context.Background(), questions[i%len(questions)]); err != nil {
-			b.Fatal(err)
-		}
-		d = append(d, time.Since(start))
-	}
-	b.StopTimer()
-	reportLatency(b, d)
+	benchLatency(b, func(i int) error {
+		_, err := ix.Answer(context.Background(), questions[i%len(questions)])
+		return err
+	})
 }

@@ -16,11 +16,7 @@ func shippedIndex(t testing.TB) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ix.Close() })
+	ix := buildIndex(t, site.Pages)
 	return ix
 }
 

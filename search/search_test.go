@@ -16,6 +16,17 @@ import (
 	"github.com/answerdesk/answerdesk/content"
 )
 
+// buildIndex builds the index of pages, closed when the test or benchmark ends.
+func buildIndex(tb testing.TB, pages []*content.Page) *Index {
+	tb.Helper()
+	ix, err := Build(pages)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = ix.Close() })
+	return ix
+}
+
 // fixtureSite loads search/testdata/site through content.Load, as the server loads content.
 func fixtureSite(t testing.TB) *content.Site {
 	t.Helper()
@@ -28,11 +39,7 @@ func fixtureSite(t testing.TB) *content.Site {
 
 func fixtureIndex(t testing.TB) *Index {
 	t.Helper()
-	ix, err := Build(fixtureSite(t).Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ix.Close() })
+	ix := buildIndex(t, fixtureSite(t).Pages)
 	return ix
 }
 
@@ -201,11 +208,7 @@ func corpus(n int, typ string) []*content.Page {
 func TestCursorPaging(t *testing.T) {
 	pages := corpus(97, content.TypeBlog)
 	pages = append(pages, &content.Page{Path: "/services/x", Type: content.TypeService, Title: "Answering X", Markdown: "answering"})
-	ix, err := Build(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, pages)
 	ctx := context.Background()
 	for _, limit := range []int{1, 7, 10, 50} {
 		t.Run(fmt.Sprint(limit), func(t *testing.T) {
@@ -254,11 +257,7 @@ func TestCursorPaging(t *testing.T) {
 
 func TestCursorErrors(t *testing.T) {
 	pages := corpus(30, content.TypeBlog)
-	ix, err := Build(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, pages)
 	ctx := context.Background()
 	q := Query{Q: "answering", Limit: 10}
 	p, err := ix.Search(ctx, q)
@@ -275,22 +274,14 @@ func TestCursorErrors(t *testing.T) {
 		}
 	}
 	// A rebuilt index over the same content (a restart) takes it.
-	ix2, err := Build(corpus(30, content.TypeBlog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix2.Close()
+	ix2 := buildIndex(t, corpus(30, content.TypeBlog))
 	if _, err := ix2.Search(ctx, Query{Q: "answering", Limit: 10, Cursor: cur}); err != nil {
 		t.Fatalf("same content, new index: %v", err)
 	}
 	// Other content refuses it.
 	other := corpus(30, content.TypeBlog)
 	other[3].Summary = "changed"
-	ix3, err := Build(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix3.Close()
+	ix3 := buildIndex(t, other)
 	if _, err := ix3.Search(ctx, Query{Q: "answering", Limit: 10, Cursor: cur}); !errors.Is(err, ErrBadCursor) {
 		t.Fatalf("changed content: %v", err)
 	}
@@ -468,11 +459,7 @@ func TestPassages(t *testing.T) {
 // content renders it.
 func TestPassageAnchors(t *testing.T) {
 	site := fixtureSite(t)
-	ix, err := Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, site.Pages)
 	n := 0
 	for url, p := range ix.byID {
 		path, anchor, ok := strings.Cut(url, "#")
@@ -508,11 +495,7 @@ func TestBuildErrors(t *testing.T) {
 	if _, err := Build([]*content.Page{nil}); err == nil {
 		t.Error("nil page: no error")
 	}
-	ix, err := Build(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, nil)
 	if p, err := ix.Search(context.Background(), Query{Q: "anything"}); err != nil || len(p.Results) != 0 {
 		t.Fatalf("empty index: %v %+v", err, p)
 	}
@@ -561,11 +544,7 @@ func TestEmbeddedContent(t *testing.T) {
 		t.Fatalf("shipped content does not load: %v", err)
 	}
 	start := time.Now()
-	ix, err := Build(site.Pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := buildIndex(t, site.Pages)
 	t.Logf("%d pages, %d passages: built in %v", len(site.Pages), len(ix.byID), time.Since(start))
 	for url := range ix.byID {
 		path, anchor, ok := strings.Cut(url, "#")

@@ -24,13 +24,7 @@ func TestClaimsDoNotOverlap(t *testing.T) {
 		for range messages {
 			app.CreateMessage(t, app.Alice, app.Clock.Now(), map[string]any{"content": "Leak in unit 4B"})
 		}
-		other, err := store.Open(ctx, app.DB.Path())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { other.Close() })
-		other.Secrets = app.DB.Secrets
-		services := []*store.DispatchService{app.Dispatch, store.NewDispatchService(other)}
+		services := []*store.DispatchService{app.Dispatch, store.NewDispatchService(app.OpenDB(t))}
 
 		now := app.Clock.Now().Add(time.Second)
 		var mu sync.Mutex

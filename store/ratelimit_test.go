@@ -11,6 +11,10 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
+// limitT0 is the instant the limiter tests start at: 10 s into a minute, so that its window
+// (of a minute) ends 50 s later.
+var limitT0 = time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
+
 // The database limiter answers as the memory one does (ratelimit.TestMemory): a fixed
 // window per key, a request over the limit spends nothing, a new window starts afresh.
 func TestRateLimiter(t *testing.T) { testdb.ForEachEngine(t, testRateLimiter) }
@@ -19,12 +23,11 @@ func testRateLimiter(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openTestDB(t, engine, "limit.db")
 	l := NewRateLimiter(db, "public", 3, time.Minute)
-	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	for i, want := range []struct {
 		allowed   bool
 		remaining int
 	}{{true, 2}, {true, 1}, {true, 0}, {false, 0}} {
-		d, err := l.Take(ctx, "a", 1, t0)
+		d, err := l.Take(ctx, "a", 1, limitT0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,13 +51,13 @@ func testRateLimiter(t *testing.T, engine string) {
 		remaining int
 		reset     time.Duration
 	}{
-		{"another key has its own window", l, "b", 1, t0, true, 2, 50 * time.Second},
-		{"a batch over what is left spends nothing", l, "b", 3, t0, false, 2, 50 * time.Second},
-		{"a batch that fits", l, "b", 2, t0, true, 0, 50 * time.Second},
-		{"another scope has its own counters", NewRateLimiter(db, "sign-in", 3, time.Minute), "a", 1, t0, true, 2, 50 * time.Second},
-		{"a new window starts afresh", l, "a", 1, t0.Add(50 * time.Second), true, 2, time.Minute},
-		{"more than the limit never fits", l, "c", 4, t0, false, 3, 50 * time.Second},
-		{"a late clock counts in the newer window", l, "a", 1, t0.Add(49 * time.Second), true, 1, 61 * time.Second},
+		{"another key has its own window", l, "b", 1, limitT0, true, 2, 50 * time.Second},
+		{"a batch over what is left spends nothing", l, "b", 3, limitT0, false, 2, 50 * time.Second},
+		{"a batch that fits", l, "b", 2, limitT0, true, 0, 50 * time.Second},
+		{"another scope has its own counters", NewRateLimiter(db, "sign-in", 3, time.Minute), "a", 1, limitT0, true, 2, 50 * time.Second},
+		{"a new window starts afresh", l, "a", 1, limitT0.Add(50 * time.Second), true, 2, time.Minute},
+		{"more than the limit never fits", l, "c", 4, limitT0, false, 3, 50 * time.Second},
+		{"a late clock counts in the newer window", l, "a", 1, limitT0.Add(49 * time.Second), true, 1, 61 * time.Second},
 	}
 	for _, s := range steps {
 		d, err := s.l.Take(ctx, s.key, s.n, s.at)
@@ -74,13 +77,12 @@ func testRateLimiterConcurrent(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openTestDB(t, engine, "limit.db")
 	limiters := []*RateLimiter{NewRateLimiter(db, "public", 60, time.Minute), NewRateLimiter(db, "public", 60, time.Minute)}
-	now := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	var mu sync.Mutex
 	allowed := 0
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			d, err := limiters[i%2].Take(ctx, "client", 1, now)
+			d, err := limiters[i%2].Take(ctx, "client", 1, limitT0)
 			if err != nil {
 				t.Error(err)
 				return
@@ -107,7 +109,6 @@ func testRateLimiterRefund(t *testing.T, engine string) {
 	db := openTestDB(t, engine, "limit.db")
 	l := NewRateLimiter(db, "sign-in", 3, time.Minute)
 	other := NewRateLimiter(db, "other", 3, time.Minute)
-	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	const take, refund = "take", "refund"
 	steps := []struct {
 		name      string
@@ -119,17 +120,17 @@ func testRateLimiterRefund(t *testing.T, engine string) {
 		allowed   bool // of a take
 		remaining int  // of key a after the step, as a take of 0 at the step's time sees it
 	}{
-		{"fill the window", take, l, "a", 3, t0, true, 0},
-		{"a refund frees one", refund, l, "a", 1, t0.Add(time.Second), false, 1},
-		{"which a take spends again", take, l, "a", 1, t0, true, 0},
-		{"refunds of another scope leave it alone", refund, other, "a", 3, t0, false, 0},
-		{"refunds of another key leave it alone", refund, l, "b", 3, t0, false, 0},
-		{"never below zero", refund, l, "a", 5, t0, false, 3},
-		{"spend two", take, l, "a", 2, t0, true, 1},
-		{"a refund from the window before does nothing", refund, l, "a", 2, t0.Add(-time.Minute), false, 1},
-		{"next window: one spent", take, l, "a", 1, t0.Add(time.Minute), true, 2},
-		{"a refund of the passed window does nothing", refund, l, "a", 1, t0, false, 2},
-		{"a refund of an unknown key does nothing", refund, l, "c", 1, t0.Add(time.Minute), false, 2},
+		{"fill the window", take, l, "a", 3, limitT0, true, 0},
+		{"a refund frees one", refund, l, "a", 1, limitT0.Add(time.Second), false, 1},
+		{"which a take spends again", take, l, "a", 1, limitT0, true, 0},
+		{"refunds of another scope leave it alone", refund, other, "a", 3, limitT0, false, 0},
+		{"refunds of another key leave it alone", refund, l, "b", 3, limitT0, false, 0},
+		{"never below zero", refund, l, "a", 5, limitT0, false, 3},
+		{"spend two", take, l, "a", 2, limitT0, true, 1},
+		{"a refund from the window before does nothing", refund, l, "a", 2, limitT0.Add(-time.Minute), false, 1},
+		{"next window: one spent", take, l, "a", 1, limitT0.Add(time.Minute), true, 2},
+		{"a refund of the passed window does nothing", refund, l, "a", 1, limitT0, false, 2},
+		{"a refund of an unknown key does nothing", refund, l, "c", 1, limitT0.Add(time.Minute), false, 2},
 	}
 	for _, s := range steps {
 		switch s.op {
@@ -170,14 +171,13 @@ func testRateLimiterSpendAndRefundConcurrent(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openTestDB(t, engine, "limit.db")
 	limiters := []*RateLimiter{NewRateLimiter(db, "sign-in", 10, time.Minute), NewRateLimiter(db, "sign-in", 10, time.Minute)}
-	now := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	var mu sync.Mutex
 	holding, most, failures := 0, 0, 0
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
 			l := limiters[i%2]
-			d, err := l.Take(ctx, "carol", 1, now)
+			d, err := l.Take(ctx, "carol", 1, limitT0)
 			if err != nil || !d.Allowed {
 				if err != nil {
 					t.Error(err)
@@ -192,7 +192,7 @@ func testRateLimiterSpendAndRefundConcurrent(t *testing.T, engine string) {
 				mu.Lock()
 				holding--
 				mu.Unlock()
-				if err := l.Refund(ctx, "carol", 1, now); err != nil {
+				if err := l.Refund(ctx, "carol", 1, limitT0); err != nil {
 					t.Error(err)
 				}
 				return
@@ -206,7 +206,7 @@ func testRateLimiterSpendAndRefundConcurrent(t *testing.T, engine string) {
 	if most > 10 || failures > 10 {
 		t.Errorf("%d held at once, %d failures kept; the limit is 10", most, failures)
 	}
-	d, err := limiters[0].Take(ctx, "carol", 0, now)
+	d, err := limiters[0].Take(ctx, "carol", 0, limitT0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +222,12 @@ func testRateLimiterSweeps(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openTestDB(t, engine, "limit.db")
 	l := NewRateLimiter(db, "public", 5, time.Minute)
-	t0 := time.Date(2026, 11, 22, 12, 0, 10, 0, time.UTC)
 	for _, key := range []string{"a", "b", "c"} {
-		if _, err := l.Take(ctx, key, 1, t0); err != nil {
+		if _, err := l.Take(ctx, key, 1, limitT0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := l.Take(ctx, "d", 1, t0.Add(2*time.Minute)); err != nil {
+	if _, err := l.Take(ctx, "d", 1, limitT0.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, db, `SELECT count(*) FROM rate_limits`); n != 1 {

@@ -26,9 +26,13 @@ func TestMain(m *testing.M) {
 }
 
 // answerdeskBinary builds the command once per test run, for the tests that run it as a
-// process (serve, a crash, a first deployment), and returns its path.
+// process (serve, a crash, a first deployment), and returns its path. With -short it skips
+// the test instead: building takes most of a short run.
 func answerdeskBinary(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
 	buildOnce.Do(func() {
 		if binDir, buildErr = os.MkdirTemp("", "answerdesk-test-bin-"); buildErr != nil {
 			return

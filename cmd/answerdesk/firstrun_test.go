@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -22,55 +18,12 @@ import (
 // account, a non-admin is refused, disabling a user stops their token, and a backup taken
 // while serving holds the data.
 func TestFirstRealDeployment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
-	bin := answerdeskBinary(t)
 	db := filepath.Join(dir, "prod", "answerdesk.db")
-	cli := func(t *testing.T, stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Stdin = strings.NewReader(stdin)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("answerdesk %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
-		}
-		return string(out)
-	}
 
 	// serve on an empty database, without --demo.
-	srv := exec.Command(bin, "serve", "--db", db, "--addr", "127.0.0.1:0")
-	stdout, _ := srv.StdoutPipe()
-	stderr, _ := srv.StderrPipe()
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Process.Kill()
-	addrCh, guideCh := make(chan string, 1), make(chan string, 1)
-	var logMu lockedBuffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logMu.Write([]byte(sc.Text() + "\n"))
-			if m := regexp.MustCompile(`msg=serving addr=(\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-				addrCh <- m[1]
-			}
-		}
-	}()
-	go func() {
-		b, _ := io.ReadAll(stdout)
-		guideCh <- string(b)
-	}()
-	var base string
-	select {
-	case a := <-addrCh:
-		base = "http://" + a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("serve did not start:\n%s", logMu.String())
-	}
+	srv := startServe(t, dir, nil, "--db", db)
+	base := "http://" + srv.addr
 
 	api := func(t *testing.T, method, path, token, body string) (int, map[string]any) {
 		t.Helper()
@@ -117,7 +70,7 @@ func TestFirstRealDeployment(t *testing.T) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("To Do %s not sent: %v\n%s", id, last, logMu.String())
+					t.Fatalf("To Do %s not sent: %v\n%s", id, last, srv.log())
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -131,15 +84,15 @@ func TestFirstRealDeployment(t *testing.T) {
 		}
 	})
 	t.Run("cli_provisions_account_user_token", func(t *testing.T) {
-		out := cli(t, "", "account", "create", "--db", db, "--number", "1001", "--name", "Acme Plumbing",
+		out := runBinary(t, "", "account", "create", "--db", db, "--number", "1001", "--name", "Acme Plumbing",
 			"--sms-number", "+15550101001", "--sending-domain", "acme.example")
 		if !strings.Contains(out, "+15550101001") || !strings.Contains(out, "acme.example") {
 			t.Fatalf("account create: %s", out)
 		}
-		cli(t, "a long passphrase\n", "user", "create", "--db", db, "--email", "you@example.com", "--password-stdin", "--account", "1001")
-		cli(t, "another passphrase\n", "user", "create", "--db", db, "--email", "ops@example.com", "--password-stdin", "--admin")
-		userToken = strings.TrimSpace(cli(t, "", "token", "create", "--db", db, "--user", "you@example.com"))
-		adminToken = strings.TrimSpace(cli(t, "", "token", "create", "--db", db, "--user", "ops@example.com", "--name", "ops"))
+		runBinary(t, "a long passphrase\n", "user", "create", "--db", db, "--email", "you@example.com", "--password-stdin", "--account", "1001")
+		runBinary(t, "another passphrase\n", "user", "create", "--db", db, "--email", "ops@example.com", "--password-stdin", "--admin")
+		userToken = strings.TrimSpace(runBinary(t, "", "token", "create", "--db", db, "--user", "you@example.com"))
+		adminToken = strings.TrimSpace(runBinary(t, "", "token", "create", "--db", db, "--user", "ops@example.com", "--name", "ops"))
 	})
 	t.Run("message_sms_and_email_to_dos_by_the_cli_provisioned_user", func(t *testing.T) {
 		useAccount(t, userToken, "1001", "+15550101001", "acme.example")
@@ -147,7 +100,7 @@ func TestFirstRealDeployment(t *testing.T) {
 	t.Run("admin_api_provisions_and_the_new_user_works", func(t *testing.T) {
 		ok(t, "POST", "/api/v2/accounts", adminToken, `{"number": "1002", "name": "Birch Dental", "time_zone": "America/Chicago", "sms_numbers": ["+15550101002"], "sending_domains": ["birch.example"]}`)
 		u := ok(t, "POST", "/api/v2/users", adminToken, `{"email": "front-desk@birch.example", "accounts": ["1002"]}`)
-		birch := strings.TrimSpace(cli(t, "", "token", "create", "--db", db, "--user", "front-desk@birch.example"))
+		birch := strings.TrimSpace(runBinary(t, "", "token", "create", "--db", db, "--user", "front-desk@birch.example"))
 		useAccount(t, birch, "1002", "+15550101002", "birch.example")
 		if s, m := api(t, "POST", "/api/v2/accounts", userToken, `{"number": "1003", "name": "Mine"}`); s != 403 || m["code"] != "forbidden" {
 			t.Fatalf("non-admin: %d %v", s, m)
@@ -158,15 +111,15 @@ func TestFirstRealDeployment(t *testing.T) {
 		}
 	})
 	t.Run("backup_while_serving", func(t *testing.T) {
-		cli(t, "", "db", "backup", "--db", db, "--to", filepath.Join(dir, "backup.db"))
-		out := cli(t, "", "account", "list", "--db", filepath.Join(dir, "backup.db"))
+		runBinary(t, "", "db", "backup", "--db", db, "--to", filepath.Join(dir, "backup.db"))
+		out := runBinary(t, "", "account", "list", "--db", filepath.Join(dir, "backup.db"))
 		if !strings.Contains(out, "Acme Plumbing") || !strings.Contains(out, "Birch Dental") {
 			t.Fatalf("backup: %s", out)
 		}
 	})
 
-	terminate(t, srv, nil, logMu.String)
-	guide := <-guideCh
+	srv.stop(t)
+	guide := srv.output()
 	for _, want := range []string{"empty database", "answerdesk account create --db " + db, "answerdesk user create --db " + db, "answerdesk token create --db " + db} {
 		if !strings.Contains(guide, want) {
 			t.Errorf("the first-start guide does not say %q:\n%s", want, guide)

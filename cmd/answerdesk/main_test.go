@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -69,50 +67,16 @@ func TestAdminCommands(t *testing.T) {
 // TestServeBinary builds the real binary, starts "serve --demo" on a free port, uses the
 // printed demo token, and stops it with SIGTERM, which must exit 0.
 func TestServeBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := t.TempDir()
-	bin := answerdeskBinary(t)
-	cmd := exec.Command(bin, "serve", "--demo", "--addr", "127.0.0.1:0")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ANSWERDESK_DB="+filepath.Join(dir, "data", "demo.db"), "ANSWERDESK_METRICS_TOKEN=m3tr1cs-t0ken")
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-
-	// The listen address is in the "serving" log line; the token is printed on stdout.
-	addrCh := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(sc.Text()); m != nil && strings.Contains(sc.Text(), "serving") {
-				addrCh <- m[1]
-			}
-		}
-	}()
-	tokenCh := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := regexp.MustCompile(`^\s+(ak_\S{43})$`).FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case tokenCh <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	var addr, token string
-	for addr == "" || token == "" {
-		select {
-		case addr = <-addrCh:
-		case token = <-tokenCh:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("server did not start: addr %q token %q", addr, token)
+	srv := startServe(t, dir, []string{"ANSWERDESK_DB=" + filepath.Join(dir, "data", "demo.db"), "ANSWERDESK_METRICS_TOKEN=m3tr1cs-t0ken"}, "--demo")
+	addr := srv.addr
+	// The demo token is printed on stdout.
+	var token string
+	for deadline := time.Now().Add(60 * time.Second); token == ""; time.Sleep(20 * time.Millisecond) {
+		if m := regexp.MustCompile(`(?m)^\s+(ak_\S{43})$`).FindStringSubmatch(srv.output()); m != nil {
+			token = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve printed no demo token:\n%s", srv.output())
 		}
 	}
 	req, _ := http.NewRequest("GET", "http://"+addr+"/api/v2/messages?page_size=2", nil)
@@ -148,7 +112,7 @@ func TestServeBinary(t *testing.T) {
 			t.Fatalf("/metrics with %q: %d, want %d", tc.auth, resp.StatusCode, tc.status)
 		}
 	}
-	terminate(t, cmd, nil, func() string { return "" })
+	srv.stop(t)
 	// The data directory is the service's alone; the database and the key are 0600 (issue 12, finding 6).
 	if info, err := os.Stat(filepath.Join(dir, "data")); err != nil || info.Mode().Perm() != 0o700 {
 		t.Fatalf("data directory: %v %v", info, err)

@@ -82,16 +82,16 @@ func New(t testing.TB) *App {
 	return NewOn(t, testdb.Engine())
 }
 
-// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
-func NewOn(t testing.TB, engine string) *App {
+// Serve starts the service on the database at dsn, served on its own address with the
+// clock: an App without the fixture (no accounts or users). Called again with the same dsn
+// it starts another replica on the same database, as replicas behind a load balancer are.
+func Serve(t testing.TB, dsn string, clock *Clock) *App {
 	t.Helper()
-	ctx := context.Background()
-	clock := &Clock{now: Start}
 	server := httptest.NewUnstartedServer(nil)
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
-	m, err := app.Open(ctx, app.Config{
-		DB:           testdb.DSN(t, engine, "answerdesk.db"),
+	m, err := app.Open(context.Background(), app.Config{
+		DB:           dsn,
 		BaseURL:      "http://" + server.Listener.Addr().String(),
 		Key:          []byte("test-signing-key-0123456789abcdef"),
 		SecretKey:    []byte("test-key-material-0123456789abcdef"),
@@ -104,13 +104,35 @@ func NewOn(t testing.TB, engine string) *App {
 		t.Fatalf("open the app: %v", err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	db := m.DB
-	a := &App{DB: db, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
+	a := &App{DB: m.DB, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
 		Recordings: m.Recordings, ToDos: m.ToDos, Dispatch: m.Dispatch, OAuth: m.OAuth}
-	a.Server.Config.Handler = m.Handler
-	a.Server.Start()
-	t.Cleanup(a.Server.Close)
+	server.Config.Handler = m.Handler
+	server.Start()
+	t.Cleanup(server.Close)
+	return a
+}
 
+// OpenStore opens a fresh database of the engine (testdb.SQLite or testdb.Postgres), named
+// name within the test, without a service on it; it is closed when the test ends. (The
+// tests inside packages store and rest cannot import this package: they open their own.)
+func OpenStore(t testing.TB, engine, name string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), testdb.DSN(t, engine, name))
+	if err != nil {
+		t.Fatalf("open the database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
+func NewOn(t testing.TB, engine string) *App {
+	t.Helper()
+	ctx := context.Background()
+	clock := &Clock{now: Start}
+	a := Serve(t, testdb.DSN(t, engine, "answerdesk.db"), clock)
+	db := a.DB
+	var err error
 	if a.Acme, err = db.CreateAccount(ctx, "1001", "Acme Plumbing", "America/New_York"); err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +168,21 @@ func (a *App) Mount(path string, h http.Handler) {
 	}
 	a.Rest.MCP[path] = h
 	a.Server.Config.Handler = a.Rest.Handler()
+}
+
+// OpenDB opens another store handle on the App's database, as another process (a replica,
+// the command line) has one, with the App's clock and secrets; it is closed when the test
+// ends.
+func (a *App) OpenDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), a.DB.Path())
+	if err != nil {
+		t.Fatalf("open another handle on the database: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	db.Now = a.Clock.Now
+	db.Secrets = a.DB.Secrets
+	return db
 }
 
 // NewUser creates a user who is a member of the accounts, with an API token.
@@ -285,6 +322,13 @@ func (r *Response) Map(t testing.TB) map[string]any {
 // anything else as JSON) and returns the response.
 func (a *App) Do(t testing.TB, method, path, token string, body any) *Response {
 	t.Helper()
+	return a.DoWith(t, method, path, token, body, nil)
+}
+
+// DoWith is Do with more request headers (conditional requests, content negotiation),
+// set after Do's own.
+func (a *App) DoWith(t testing.TB, method, path, token string, body any, header http.Header) *Response {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -310,6 +354,9 @@ func (a *App) Do(t testing.TB, method, path, token string, body any) *Response {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	for name, values := range header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
+	}
 	resp, err := a.Server.Client().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)

@@ -1,26 +1,20 @@
 'use strict';
 
-const { describe, it, before, after } = require('node:test');
+const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const zapier = require('zapier-platform-core');
 
 const App = require('../index');
-const { startServer, OWNER_TOKEN, ADMIN_TOKEN, appError } = require('./harness');
+const { serveSuite, OWNER_TOKEN, ADMIN_TOKEN, appError } = require('./harness');
 
 const appTester = zapier.createAppTester(App);
 
 describe('authentication', () => {
-  let server;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-  });
+  const suite = serveSuite();
 
   it('passes the test with a valid token', async () => {
     const result = await appTester(App.authentication.test, {
-      authData: { base_url: server.url, api_key: OWNER_TOKEN },
+      authData: suite.authData,
     });
     assert.ok(Array.isArray(result.data), 'the test answers GET /api/v2/messages/recents');
   });
@@ -31,7 +25,7 @@ describe('authentication', () => {
       [ADMIN_TOKEN, 'admin@answerdesk.example'],
     ]) {
       const label = await appTester(App.authentication.connectionLabel, {
-        authData: { base_url: `${server.url}/`, api_key: token },
+        authData: { base_url: `${suite.server.url}/`, api_key: token },
       });
       assert.equal(label, email);
     }
@@ -43,7 +37,7 @@ describe('authentication', () => {
   ]) {
     it(`fails the test with ${name}`, async () => {
       await assert.rejects(
-        appTester(App.authentication.test, { authData: { base_url: server.url, api_key: token } }),
+        appTester(App.authentication.test, { authData: suite.as(token) }),
         (err) => {
           const e = appError(err);
           assert.equal(e.status, 401);
@@ -55,15 +49,15 @@ describe('authentication', () => {
   }
 
   it('fails the test once the token is revoked', async () => {
-    const token = server.cli('token', 'create', '--user', 'owner@acme.example', '--name', 'zapier test').trim();
-    const authData = { base_url: server.url, api_key: token };
+    const token = suite.server.cli('token', 'create', '--user', 'owner@acme.example', '--name', 'zapier test').trim();
+    const authData = suite.as(token);
     await appTester(App.authentication.test, { authData });
-    const row = server
+    const row = suite.server
       .cli('token', 'list', '--user', 'owner@acme.example')
       .split('\n')
       .find((line) => line.includes('zapier test'));
     assert.ok(row, 'token list shows the new token');
-    server.cli('token', 'revoke', row.trim().split(/\s+/)[0]);
+    suite.server.cli('token', 'revoke', row.trim().split(/\s+/)[0]);
     await assert.rejects(appTester(App.authentication.test, { authData }), (err) => appError(err).status === 401);
   });
 
@@ -81,7 +75,7 @@ describe('authentication', () => {
 
   it('uses ANSWERDESK_BASE_URL when the connection has no address', async () => {
     const saved = process.env.ANSWERDESK_BASE_URL;
-    process.env.ANSWERDESK_BASE_URL = server.url;
+    process.env.ANSWERDESK_BASE_URL = suite.server.url;
     try {
       const result = await appTester(App.authentication.test, { authData: { api_key: OWNER_TOKEN } });
       assert.ok(Array.isArray(result.data));

@@ -1,31 +1,22 @@
 'use strict';
 
-const { describe, it, before, after } = require('node:test');
+const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const zapier = require('zapier-platform-core');
 
 const App = require('../index');
-const { startServer, OWNER_TOKEN, appError } = require('./harness');
+const { serveSuite, appError } = require('./harness');
 
 const appTester = zapier.createAppTester(App);
 
 describe('Cancel To-Do action', () => {
-  let server;
-  let authData;
-  before(async () => {
-    server = await startServer();
-    authData = { base_url: server.url, api_key: OWNER_TOKEN };
-  });
-  after(async () => {
-    await server.stop();
-  });
-
-  const cancel = (id) => appTester(App.creates.cancel_todo.operation.perform, { authData, inputData: { id } });
-  const dropdown = () => appTester(App.triggers.to_do_list.operation.perform, { authData, meta: { page: 0 } });
+  const suite = serveSuite();
+  const cancel = (id) => appTester(App.creates.cancel_todo.operation.perform, { authData: suite.authData, inputData: { id } });
+  const dropdown = () => appTester(App.triggers.to_do_list.operation.perform, { authData: suite.authData, meta: { page: 0 } });
 
   it('cancels a To-Do a Create step made, for good and idempotently', async () => {
     const td = await appTester(App.creates.call_todo.operation.perform, {
-      authData,
+      authData: suite.authData,
       inputData: {
         account_number: '1001',
         instructions: 'Weekly check-in',

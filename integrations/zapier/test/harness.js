@@ -4,6 +4,7 @@
 // local receiver standing in for Zapier's hook URLs. Each test file starts its own server on
 // a fresh database, so files never see each other's data.
 
+const { before, after } = require('node:test');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -174,4 +175,23 @@ const appError = (err) => {
   }
 };
 
-module.exports = { REPO, OWNER_TOKEN, ADMIN_TOKEN, binary, startServer, startHookReceiver, appError, sleep };
+// serveSuite starts a server before the tests of the describe block it is called in and
+// stops it after them. Its server, and authData (the owner's connection), are set once the
+// block runs; as(token) is the connection of another token.
+const serveSuite = () => {
+  const suite = {
+    server: null,
+    authData: null,
+    as: (token) => ({ base_url: suite.server.url, api_key: token }),
+  };
+  before(async () => {
+    suite.server = await startServer();
+    suite.authData = suite.as(OWNER_TOKEN);
+  });
+  after(async () => {
+    await suite.server.stop();
+  });
+  return suite;
+};
+
+module.exports = { REPO, OWNER_TOKEN, ADMIN_TOKEN, binary, startServer, serveSuite, startHookReceiver, appError, sleep };
