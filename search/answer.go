@@ -872,6 +872,8 @@ const (
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight).
 	coverShare    = 0.7
+	// coverPageShare: from a page the answer quotes already.
+	coverPageShare = 0.6
 	maxCoverUnits = 1
 	// coverOtherPageShare: from a page the answer does not quote yet.
 	coverOtherPageShare = 0.85
@@ -903,6 +905,18 @@ func (q question) sectionCoverage(sec *docSection) float64 {
 		held += m
 	}
 	return held / q.total
+}
+
+// beyondHeading is the weight of the question's words a unit holds that its heading path
+// does not: what the unit says of the question beyond naming its section's topic.
+func (q question) beyondHeading(u *unit) float64 {
+	held := 0.0
+	for _, t := range q.terms {
+		if t.match(u.ctx) == 0 {
+			held += t.match(u.terms)
+		}
+	}
+	return held
 }
 
 // headingCoverage is the share of the question's weight that a section's heading path
@@ -1082,6 +1096,25 @@ func (ix *Index) namesUnknown(text string) bool {
 	return false
 }
 
+// thingWord is a word in the place of a thing's name: the last word after an article or a
+// possessive ("my invoice with", "the dashboard?"; not "a misspelled merge variable"), or
+// a word before "of" ("transcript of").
+var thingWord = regexp.MustCompile(`(?i)\b(?:a|an|the|my|your|our)\s+([a-z]+)(?:\s+(?:of|in|on|for|with|to|from|about|at)\b|\s*[?.,;!]|\s*$)|\b([a-z]+)\s+of\b`)
+
+// namesUnknownThing reports whether the question names a thing by a word the documentation
+// never uses ("a written transcript of a recorded call").
+func (ix *Index) namesUnknownThing(text string) bool {
+	for _, m := range thingWord.FindAllStringSubmatch(text, -1) {
+		w := m[1] + m[2]
+		for _, t := range ix.terms(w) {
+			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // answerUnits picks the units that answer a question from the sections of its passages;
 // false when none is good enough.
 func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*unit, bool) {
@@ -1123,7 +1156,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if debugDecide != nil {
 		debugDecide(q, cands)
 	}
-	if !debugNoDecline && q.declines(best) {
+	if !debugNoDecline && (q.declines(best) || ix.namesUnknownThing(text) && q.beyondHeading(best.u) == 0) {
 		return nil, false
 	}
 	// The question is answerable; which unit answers it best may also weigh what the
@@ -1315,18 +1348,18 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		missing := heaviestFirst(q.terms)
 		added := 0
 		for _, t := range missing {
-			if added >= maxCoverUnits || len(chosen) >= maxAnswerUnit+maxExtraRows || t.weight < minCoverWeight*q.total {
+			if added >= maxCoverUnits || t.weight < minCoverWeight*q.total {
 				break
 			}
 			if slices.ContainsFunc(chosen, func(c scored) bool { return t.match(c.u.terms) > 0 || t.match(c.u.prev) > 0 }) {
 				continue
 			}
 			for _, c := range cands[1:] {
-				if c.score < coverShare*best.score {
+				if c.score < coverPageShare*best.score {
 					break
 				}
 				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
-					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
+					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score || c.score < coverShare*best.score && !onChosenPage(c.u) {
 					continue
 				}
 				chosen = append(chosen, c)
@@ -1410,6 +1443,12 @@ func (q question) declines(best scored) bool {
 	// well (minWeakScore): off-topic questions that share a common pair of words with a
 	// sentence ("port my phone number") reach that coverage, seldom that score.
 	weak := best.coverage < minSureCoverage && best.score < minWeakScore
+	if best.score < minWeakScore {
+		weak = true
+	}
+	if q.fullTotal > 0 && false && q.unknownFull/q.fullTotal >= 0.25 && q.beyondHeading(best.u) == 0 {
+		return true
+	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my
 		// taxes") is a coincidence however well it matches: no question of the tuning
