@@ -870,11 +870,13 @@ const (
 	maxRunnerUpLooks = 3
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
-	// question's weight).
-	coverShare    = 0.7
-	// coverPageShare: from a page the answer quotes already.
+	// question's weight), within maxAnswerLen but whatever the number of units quoted
+	// already: a list's items use up the count while the word is in the next section.
+	// coverPageShare: from a page the answer quotes already (0.7 until session 6: "Booleans
+	// are written `true` or `false`" ranked 0.66 of the best for "how does a boolean come
+	// out as a merge variable").
 	coverPageShare = 0.6
-	maxCoverUnits = 1
+	maxCoverUnits  = 1
 	// coverOtherPageShare: from a page the answer does not quote yet.
 	coverOtherPageShare = 0.85
 	minCoverWeight      = 0.1
@@ -1359,7 +1361,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 					break
 				}
 				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
-					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score || c.score < coverShare*best.score && !onChosenPage(c.u) {
+					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
 					continue
 				}
 				chosen = append(chosen, c)
@@ -1442,10 +1444,11 @@ func (q question) declines(best scored) bool {
 	// A unit holding under minSureCoverage of the question answers only when it also ranks
 	// well (minWeakScore): off-topic questions that share a common pair of words with a
 	// sentence ("port my phone number") reach that coverage, seldom that score.
-	weak := best.coverage < minSureCoverage && best.score < minWeakScore
-	if best.score < minWeakScore {
-		weak = true
-	}
+	// Nor does a unit holding more of it that ranks below minWeakScore: its section and
+	// page are about something else ("which countries can I buy a local phone number in"
+	// reaches 0.61 of its weight in the rules of a To Do's contact number, scoring 0.69; no
+	// tuning question answered right from a unit of 0.55 or more ranks under 0.83).
+	weak := best.score < minWeakScore
 	if q.fullTotal > 0 && false && q.unknownFull/q.fullTotal >= 0.25 && q.beyondHeading(best.u) == 0 {
 		return true
 	}
