@@ -689,7 +689,6 @@ type scored struct {
 	score    float64
 	coverage float64 // share of the question's weight the unit (and, for less, its heading path) holds
 	own      float64 // share held by the unit's own words
-	extra    bool    // joined the answer for ranking near the best: a runner-up, a row, a sibling
 }
 
 var (
@@ -857,7 +856,7 @@ const (
 	minConcepts   = 3
 	nearTie       = 0.9
 	maxAnswerUnit = 4
-	maxExtraRows  = 3    // matching table rows or list items added to the answer
+	maxExtraRows  = 2    // matching table rows or list items added to the answer
 	siblingShare  = 0.55 // a unit of the best section this near the best joins the answer
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
@@ -1258,7 +1257,6 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			break
 		}
 		if c.u.sec != best.u.sec && runnerUp(c) {
-			c.extra = true
 			chosen = append(chosen, c)
 			length += len(c.u.text)
 			continue
@@ -1298,7 +1296,6 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		if row {
 			rows++
 		}
-		c.extra = true
 		chosen = append(chosen, c)
 		length += len(c.u.text)
 	}
@@ -1363,23 +1360,9 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 				if c.score < coverPageShare*best.score {
 					break
 				}
-				if t.match(c.u.terms) == 0 || inChosen(c.u) || !onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
+				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
+					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
 					continue
-				}
-				if length+len(c.u.text) > maxAnswerLen {
-					// Over the budget, it takes the place of the weakest unit that joined for
-					// ranking near the best and holds no question word the others lack.
-					weakest := -1
-					for i, o := range chosen {
-						if o.extra && !addsTerm(q, slices.Delete(slices.Clone(chosen), i, i+1), o.u) && (weakest < 0 || o.score < chosen[weakest].score) {
-							weakest = i
-						}
-					}
-					if weakest < 0 || length-len(chosen[weakest].u.text)+len(c.u.text) > maxAnswerLen {
-						continue
-					}
-					length -= len(chosen[weakest].u.text)
-					chosen = slices.Delete(chosen, weakest, weakest+1)
 				}
 				chosen = append(chosen, c)
 				length += len(c.u.text)
