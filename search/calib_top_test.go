@@ -78,7 +78,11 @@ func TestCalibScore(t *testing.T) {
 				n++
 				chars += len(a.Text())
 			}
-			fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", set, mark, len(a.Text()), q.Question)
+			var quotes []string
+			for _, x := range a.Quotes {
+				quotes = append(quotes, x.Text)
+			}
+			fmt.Fprintf(&b, "%s\t%s\t%d\t%s\t%s\n", set, mark, len(a.Text()), q.Question, strings.Join(quotes, "\x1f"))
 		}
 		fmt.Printf("%s %d/%d off-answered=%d mean-len=%.0f\n", set, good, total, offAnswered, float64(chars)/float64(max(n, 1)))
 	}
