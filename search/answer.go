@@ -1412,6 +1412,24 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			}
 		}
 	}
+	// Room left in the budget once everything above has joined takes one more matching
+	// row or item, on the terms of the first ones: added last, it crowds nothing out.
+	total := 0
+	for _, c := range chosen {
+		total += len(c.u.text)
+	}
+	for _, c := range cands[1:] {
+		if c.score < 0.75*best.score {
+			break
+		}
+		if c.u.kind == kindSentence || c.own < 0.8*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > maxAnswerLen ||
+			slices.ContainsFunc(chosen, func(o scored) bool { return similar(o.u, c.u) }) || otherAmount(c) ||
+			c.u.sec != best.u.sec && c.own < best.own && !addsTerm(q, chosen, c.u) {
+			continue
+		}
+		chosen = append(chosen, c)
+		break
+	}
 	// Answer order: sections in the order they were chosen (the best first), units in page
 	// order within a section.
 	order := map[*docSection]int{}
