@@ -863,8 +863,12 @@ const (
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
 	shortSection    = 800 // characters: a section this short answers whole
-	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
-	maxRunnerUps    = 2   // sections besides the best one whose best unit may join so
+	// fillLen: the best section's further sentences fill an answer up to this many
+	// characters, at most maxFill of them, once everything else has joined.
+	fillLen       = 1000
+	maxFill       = 2
+	runnerUpShare = 0.8 // the best unit of another section this near the best joins the answer
+	maxRunnerUps  = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
 	maxRunnerUpLooks = 3
@@ -1412,8 +1416,10 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			}
 		}
 	}
-	// Room left in the budget once everything above has joined takes one more matching
-	// row or item, on the terms of the first ones: added last, it crowds nothing out.
+	// Room left once everything above has joined (up to fillLen) takes one more matching
+	// row or item, on the terms of the first ones: added last, it crowds nothing out (the
+	// security page's "a rendered body ... is at most 256 KiB: values are cut to fit" for
+	// "what happens when a webhook payload is too big").
 	total := 0
 	for _, c := range chosen {
 		total += len(c.u.text)
@@ -1422,12 +1428,13 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		if c.score < 0.75*best.score {
 			break
 		}
-		if c.u.kind == kindSentence || c.own < 0.8*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > maxAnswerLen ||
+		if c.u.kind == kindSentence || c.own < 0.8*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > fillLen ||
 			slices.ContainsFunc(chosen, func(o scored) bool { return similar(o.u, c.u) }) || otherAmount(c) ||
 			c.u.sec != best.u.sec && c.own < best.own && !addsTerm(q, chosen, c.u) {
 			continue
 		}
 		chosen = append(chosen, c)
+		total += len(c.u.text)
 		break
 	}
 	// Answer order: sections in the order they were chosen (the best first), units in page
