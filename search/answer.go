@@ -863,10 +863,9 @@ const (
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
 	shortSection    = 800 // characters: a section this short answers whole
-	// fillLen: the best section's further sentences fill an answer up to this many
-	// characters, at most maxFill of them, once everything else has joined.
+	// fillLen: once everything else has joined, one more matching row or item fills an
+	// answer up to this many characters.
 	fillLen       = 1000
-	maxFill       = 2
 	runnerUpShare = 0.8 // the best unit of another section this near the best joins the answer
 	maxRunnerUps  = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
