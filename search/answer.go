@@ -874,7 +874,8 @@ const (
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight), within maxAnswerLen but whatever the number of units quoted
-	// already: a list's items use up the count while the word is in the next section.
+	// already: a list's items use up the count while the word is in the next section. From
+	// a section the answer quotes it joins at any rank.
 	// coverPageShare: from a page the answer quotes already (0.7 until session 6: "Booleans
 	// are written `true` or `false`" ranked 0.66 of the best for "how does a boolean come
 	// out as a merge variable").
@@ -1350,6 +1351,9 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		onChosenPage := func(x *unit) bool {
 			return slices.ContainsFunc(chosen, func(o scored) bool { return pageOf(o.u) == pageOf(x) })
 		}
+		onChosenSection := func(x *unit) bool {
+			return slices.ContainsFunc(chosen, func(o scored) bool { return o.u.sec == x.sec })
+		}
 		missing := heaviestFirst(q.terms)
 		added := 0
 		for _, t := range missing {
@@ -1360,11 +1364,12 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 				continue
 			}
 			for _, c := range cands[1:] {
-				if c.score < coverPageShare*best.score {
-					break
-				}
+				// In a section the answer quotes, the word is used in the answer's sense
+				// whatever the unit's rank ("To Dos and the other lists do not carry tags
+				// yet." at the end of the ETag section, for polling the To Do list).
 				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
-					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
+					!onChosenSection(c.u) && (c.score < coverPageShare*best.score ||
+						!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score) {
 					continue
 				}
 				chosen = append(chosen, c)
