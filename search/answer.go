@@ -154,12 +154,8 @@ func joinToDo(s string) string {
 	return toDoDocs.ReplaceAllString(s, "todo$1 ")
 }
 
-// phrases are a question's words for one word of the docs.
-var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
-	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
-
 func joinToDoQuestion(s string) string {
-	s = phrases.Replace(s)
+	s = rephrase(s)
 	return toDoQuestion.ReplaceAllStringFunc(s, func(m string) string {
 		sub := toDoQuestion.FindStringSubmatch(m)
 		if sub[1] != "" {
@@ -342,7 +338,13 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
-	for w, alts := range oneWaySynonyms {
+	oneWay := map[string][]string{}
+	for _, m := range []map[string][]string{oneWaySynonyms, specSynonyms} {
+		for w, alts := range m {
+			oneWay[w] = append(oneWay[w], alts...)
+		}
+	}
+	for w, alts := range oneWay {
 		from := one(w)
 		for _, alt := range alts {
 			if t := one(alt); t != "" && from != "" && !slices.Contains(a.syn[from], t) {
@@ -577,7 +579,7 @@ func (ix *Index) prepare(text string) question {
 	text = firstChars(text, maxQueryChars)
 	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
 	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(text), askedFor)))
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(rephrase(text), askedFor)))
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -203,4 +204,64 @@ func (v *vocab) prefixed(field, p string, max int) []string {
 		slices.Sort(ws)
 	}
 	return ws
+}
+
+// Integrator vocabulary. The questions come from people who read the service description
+// (SERVICE.md) and its contract (CONTRACT.md), not the docs: where those name a concept by
+// words the docs do not use for it, the question is rewritten into the docs' words before it
+// is analysed, for retrieval and answering alike. Each rule says where its phrasing comes
+// from; they are about concepts (filters, limits, retention, fields), not about questions.
+type questionPhrase struct {
+	re   *regexp.Regexp
+	docs string // what the phrase is, in the docs' words
+}
+
+var questionPhrases = []questionPhrase{
+	// Phrasings the answerer had before (they were case-sensitive: "How far back" at the
+	// start of a question was left alone).
+	{regexp.MustCompile(`(?i)\bhow far back\b`), "how long kept"},
+	{regexp.MustCompile(`(?i)\btext messages?\b`), "SMS"},
+	{regexp.MustCompile(`(?i)\bapi keys\b`), "API tokens"},
+	{regexp.MustCompile(`(?i)\bapi key\b`), "API token"},
+	// SERVICE.md §4.1 filters messages "by date range" ("start of date range", "end of date
+	// range"); the docs call them the date filters (`start_date`, `end_date`, and
+	// `from_date`, `to_date` on recordings). Everyday words for a span of days ask for them.
+	{regexp.MustCompile(`(?i)\bdate ranges?\b`), "date filter range"},
+	{regexp.MustCompile(`(?i)\b(?:from |in |during |over )?(?:the )?(?:last|past|previous) (?:week|month|year|few days|\d+ days|\w+ days)(?:'s)?\b|\byesterday(?:'s)?\b`), " date filter "},
+	{regexp.MustCompile(`(?i)\bbetween two dates\b|\bfor a (?:given |certain )?(?:period|span of days)\b`), " date filter "},
+	// Concurrency: the docs state how many things run together as "N at a time" (the
+	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
+	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
+}
+
+// rephrase rewrites the integrator phrasings of a question (questionPhrases) into the
+// docs' words. A possessive ("last month's invoice") names a thing of that time, not a
+// span of days to filter by: it is left as written.
+func rephrase(s string) string {
+	for _, p := range questionPhrases {
+		if p.re.MatchString(s) {
+			s = p.re.ReplaceAllStringFunc(s, func(m string) string {
+				if strings.HasSuffix(m, "'s") {
+					return m
+				}
+				return p.docs
+			})
+		}
+	}
+	return s
+}
+
+// specSynonyms are the words SERVICE.md and CONTRACT.md use for a field or concept that the
+// docs name otherwise, one way (the docs' word does not stand for the spec's):
+//   - a message's `content` is "the full message body" (SERVICE.md §6) and an integrator's
+//     "text" of a message; a To Do's `message_text` is its "message body" (§4.3);
+//   - a To Do's `name` is its "label" and its `contact` the "recipient" (§2.3);
+//   - every response is "wrapped" as `{"data": ...}` (§2.1).
+var specSynonyms = map[string][]string{
+	"text":      {"content"},
+	"label":     {"name"},
+	"recipient": {"contact"},
+	"wrapped":   {"data"},
+	"wrapper":   {"data"},
+	"envelope":  {"data"},
 }
