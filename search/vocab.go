@@ -229,6 +229,10 @@ var questionPhrases = []questionPhrase{
 	{regexp.MustCompile(`(?i)\bdate ranges?\b`), "date filter range"},
 	{regexp.MustCompile(`(?i)\b(?:from |in |during |over )?(?:the )?(?:last|past|previous) (?:week|month|year|few days|\d+ days|\w+ days)(?:'s)?\b|\byesterday(?:'s)?\b`), " date filter "},
 	{regexp.MustCompile(`(?i)\bbetween two dates\b|\bfor a (?:given |certain )?(?:period|span of days)\b`), " date filter "},
+	// A message's `content` is "the full message body" (SERVICE.md §6); an integrator asks
+	// for the text of a message. Only so: "text" alone is an SMS, a To Do's `message_text`
+	// or plain text.
+	{regexp.MustCompile(`(?i)\btext of (?:a|the|my|each|this|that|one) message\b|\bmessage's text\b`), "content of a message"},
 	// Concurrency: the docs state how many things run together as "N at a time" (the
 	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
 	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
@@ -253,12 +257,9 @@ func rephrase(s string) string {
 
 // specSynonyms are the words SERVICE.md and CONTRACT.md use for a field or concept that the
 // docs name otherwise, one way (the docs' word does not stand for the spec's):
-//   - a message's `content` is "the full message body" (SERVICE.md §6) and an integrator's
-//     "text" of a message; a To Do's `message_text` is its "message body" (§4.3);
 //   - a To Do's `name` is its "label" and its `contact` the "recipient" (§2.3);
 //   - every response is "wrapped" as `{"data": ...}` (§2.1).
 var specSynonyms = map[string][]string{
-	"text":      {"content"},
 	"label":     {"name"},
 	"recipient": {"contact"},
 	"wrapped":   {"data"},
