@@ -233,6 +233,19 @@ var questionPhrases = []questionPhrase{
 	// for the text of a message. Only so: "text" alone is an SMS, a To Do's `message_text`
 	// or plain text.
 	{regexp.MustCompile(`(?i)\btext of (?:a|the|my|each|this|that|one) message\b|\bmessage's text\b`), "content of a message"},
+	// CONTRACT.md §2 refuses destinations "on loopback, private, link-local or metadata
+	// addresses"; an integrator names the address itself. Loopback is an OAuth redirect's
+	// word too (CONTRACT.md §4), so 127.0.0.1 and localhost add only that.
+	{regexp.MustCompile(`\b(?:10\.\d{1,3}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254)\.\d{1,3}(?:\.\d{1,3})?\b`), "$0 private address"},
+	{regexp.MustCompile(`(?i)\b127\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|\blocalhost\b`), "$0 loopback"},
+	// "Call" is a phone call in the docs; calling a path or an endpoint is making a request.
+	{regexp.MustCompile(`(?i)\bcall(?:ing|s|ed)? (a|an|the|this|that|my|your|some) (path|endpoint|url|route|api)\b`), "request $1 $2"},
+	// CONTRACT.md §1.2: a body that is not JSON is "malformed JSON" (400 processing_error).
+	{regexp.MustCompile(`(?i)\b(?:does not|doesn't|did not|didn't|won't|will not|can't|cannot) parse\b|\bunparseable\b|\b(?:invalid|broken|bad|garbled|truncated) json\b`), "malformed JSON"},
+	// CONTRACT.md §1.2: "Unknown path: 404 rest_no_route".
+	{regexp.MustCompile(`(?i)\b(?:path|route|endpoint|url)s? that (?:does not|doesn't|do not|don't) exist\b|\b(?:nonexistent|non-existent|missing) (?:path|route|endpoint)s?\b`), "unknown path"},
+	// SERVICE.md §9: a version that is going away carries "Deprecation and Sunset headers".
+	{regexp.MustCompile(`(?i)\b(?:going away|goes away|be (?:removed|retired|discontinued|turned off)|end of life|phased out)\b`), "deprecated sunset"},
 	// Concurrency: the docs state how many things run together as "N at a time" (the
 	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
 	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
@@ -248,7 +261,7 @@ func rephrase(s string) string {
 				if strings.HasSuffix(m, "'s") {
 					return m
 				}
-				return p.docs
+				return p.re.ReplaceAllString(m, p.docs) // expands $0, $1 ...
 			})
 		}
 	}
