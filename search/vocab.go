@@ -246,6 +246,15 @@ var questionPhrases = []questionPhrase{
 	{regexp.MustCompile(`(?i)\b(?:path|route|endpoint|url)s? that (?:does not|doesn't|do not|don't) exist\b|\b(?:nonexistent|non-existent|missing) (?:path|route|endpoint)s?\b`), "unknown path"},
 	// SERVICE.md §9: a version that is going away carries "Deprecation and Sunset headers".
 	{regexp.MustCompile(`(?i)\b(?:going away|goes away|be (?:removed|retired|discontinued|turned off)|end of life|phased out)\b`), "deprecated sunset"},
+	// CONTRACT.md §1.4: known properties are type-checked, "422 on a wrong type"; an
+	// integrator sends "a number where a string is expected".
+	{regexp.MustCompile(`(?i)\b(?:a|an) (?:number|string|boolean|integer|object|array|list)s? (?:where|instead of|in place of|when) (?:a|an) (?:number|string|boolean|integer|object|array|list)\b(?: is expected| was expected| is wanted)?`), "a value of the wrong type"},
+	// CONTRACT.md §0: `/healthz` and `/readyz` are liveness and readiness.
+	{regexp.MustCompile(`(?i)\bready\b|\breadiness\b`), "$0 readyz"},
+	{regexp.MustCompile(`(?i)\bliveness\b|\bis (?:it |the \w+ )?alive\b`), "$0 healthz"},
+	// CONTRACT.md §2: signing lets the receiver check that a request is authentic; an
+	// integrator asks whether it "really came from" the service.
+	{regexp.MustCompile(`(?i)\breally (?:came|comes|come|is|was) from\b|\b(?:came|comes) from (?:you|answerdesk)\b`), "signature verify from"},
 	// Concurrency: the docs state how many things run together as "N at a time" (the
 	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
 	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
