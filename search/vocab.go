@@ -255,6 +255,12 @@ var questionPhrases = []questionPhrase{
 	// CONTRACT.md §2: signing lets the receiver check that a request is authentic; an
 	// integrator asks whether it "really came from" the service.
 	{regexp.MustCompile(`(?i)\breally (?:came|comes|come|is|was) from\b|\b(?:came|comes) from (?:you|answerdesk)\b`), "signature verify from"},
+	// A schedule's coming occurrences are its upcoming ones in the docs (`schedule.upcoming`;
+	// CONTRACT.md §1.6 `next_occurrence`); an integrator asks for "the next few dates".
+	{regexp.MustCompile(`(?i)\bnext (?:few|several|couple of|\d+|ten|five|three) (?:dates|times|occurrences|runs|sends|deliveries)\b`), "upcoming occurrences"},
+	// A recurrence that stops after a date ends "until" it (RFC 5545 UNTIL, CONTRACT.md §1.6
+	// stores schedules as RRULEs).
+	{regexp.MustCompile(`(?i)\bafter a (?:certain|given|specific|set|fixed|particular) date\b`), "until the last date"},
 	// Concurrency: the docs state how many things run together as "N at a time" (the
 	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
 	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
@@ -279,11 +285,13 @@ func rephrase(s string) string {
 
 // specSynonyms are the words SERVICE.md and CONTRACT.md use for a field or concept that the
 // docs name otherwise, one way (the docs' word does not stand for the spec's):
+//   - a To Do is a "scheduled outbound task" (SERVICE.md §1), to an integrator a reminder;
 //   - a To Do's `name` is its "label" and its `contact` the "recipient" (§2.3);
 //   - every response is "wrapped" as `{"data": ...}` (§2.1).
 var specSynonyms = map[string][]string{
 	"label":     {"name"},
 	"recipient": {"contact"},
+	"reminder":  {"todo"},
 	"wrapped":   {"data"},
 	"wrapper":   {"data"},
 	"envelope":  {"data"},
