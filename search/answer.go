@@ -278,7 +278,7 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly whether`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",

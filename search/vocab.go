@@ -261,6 +261,12 @@ var questionPhrases = []questionPhrase{
 	// A recurrence that stops after a date ends "until" it (RFC 5545 UNTIL, CONTRACT.md §1.6
 	// stores schedules as RRULEs).
 	{regexp.MustCompile(`(?i)\bafter a (?:certain|given|specific|set|fixed|particular) date\b`), "until the last date"},
+	// "Time-out" is two words to the analyzer ("time" and the stop word "out"): written as
+	// the docs' one word, timeout (CONTRACT.md §2 "Time-out 10 s").
+	{regexp.MustCompile(`(?i)\btime-outs?\b|\btimes out\b|\btimed out\b`), "timeout"},
+	// SERVICE.md §9: within a version changes only add; "a breaking change ships as" a new
+	// version. An integrator asks whether the API changes "without warning".
+	{regexp.MustCompile(`(?i)\bwithout (?:any )?(?:warning|notice)\b|\bchange (?:under|on) (?:me|us|you)\b`), "breaking change"},
 	// Concurrency: the docs state how many things run together as "N at a time" (the
 	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
 	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
