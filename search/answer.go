@@ -154,8 +154,12 @@ func joinToDo(s string) string {
 	return toDoDocs.ReplaceAllString(s, "todo$1 ")
 }
 
+// phrases are a question's words for one word of the docs.
+var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
+	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
+
 func joinToDoQuestion(s string) string {
-	s = rephrase(s)
+	s = phrases.Replace(s)
 	return toDoQuestion.ReplaceAllStringFunc(s, func(m string) string {
 		sub := toDoQuestion.FindStringSubmatch(m)
 		if sub[1] != "" {
@@ -278,7 +282,7 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly whether`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",
@@ -338,13 +342,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
-	oneWay := map[string][]string{}
-	for _, m := range []map[string][]string{oneWaySynonyms, specSynonyms} {
-		for w, alts := range m {
-			oneWay[w] = append(oneWay[w], alts...)
-		}
-	}
-	for w, alts := range oneWay {
+	for w, alts := range oneWaySynonyms {
 		from := one(w)
 		for _, alt := range alts {
 			if t := one(alt); t != "" && from != "" && !slices.Contains(a.syn[from], t) {
@@ -500,21 +498,18 @@ type question struct {
 	terms   []qterm
 	total   float64
 	bigrams [][2]string
-	number  bool // asks for an amount, a duration or a limit
-	code    bool // asks for a name: a header, code, variable, flag, parameter
-	howTo   bool // asks how to do something
-	list    bool // asks for the values of something
-	returns bool // asks what an endpoint answers: a body, a status
-	omitted bool // asks what holds when something is left out: its default
-	status  bool // asks for an HTTP status or an error: "what do I get", "which error"
-	format  bool // asks for a format: "what format", "what does X look like"
-	where   bool // asks where: a page, a path, a URL
-	// api is the API the question names: customerAPI, publicAPI, or neither (both named, or
-	// none): the docs describe two APIs with like words (errors, parameters, versions).
-	api   apiSide
-	raw   [][2]string // pairs of neighbouring words as written, one of them not a stop word
-	paths []*regexp.Regexp
-	synQ  []string
+	number  bool        // asks for an amount, a duration or a limit
+	code    bool        // asks for a name: a header, code, variable, flag, parameter
+	howTo   bool        // asks how to do something
+	list    bool        // asks for the values of something
+	returns bool        // asks what an endpoint answers: a body, a status
+	omitted bool        // asks what holds when something is left out: its default
+	status  bool        // asks for an HTTP status or an error: "what do I get", "which error"
+	format  bool        // asks for a format: "what format", "what does X look like"
+	where   bool        // asks where: a page, a path, a URL
+	raw     [][2]string // pairs of neighbouring words as written, one of them not a stop word
+	paths   []*regexp.Regexp
+	synQ    []string
 	// unknownFull is the weight of the question's words the docs never use, and fullTotal
 	// the weight of all its words, before unknown words are discounted: a question mostly
 	// in words the docs never use is about something else.
@@ -582,7 +577,7 @@ func (ix *Index) prepare(text string) question {
 	text = firstChars(text, maxQueryChars)
 	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
 	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(rephrase(text), askedFor)))
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(text), askedFor)))
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true
@@ -678,52 +673,7 @@ func (ix *Index) prepare(text string) question {
 	q.status = statusQuestion.MatchString(lower)
 	q.format = formatQuestion.MatchString(lower)
 	q.where = whereQuestion.MatchString(lower)
-	switch c, p := customerQuestion.MatchString(lower), publicQuestion.MatchString(lower); {
-	case c && !p:
-		q.api = customerAPI
-	case p && !c:
-		q.api = publicAPI
-	}
 	return q
-}
-
-// apiSide is one of the two APIs the docs describe.
-type apiSide int
-
-const (
-	eitherAPI apiSide = iota
-	customerAPI
-	publicAPI
-)
-
-// The words that name each API, from SERVICE.md and CONTRACT.md: the customer API is the
-// authenticated one (bearer token, `/api/v2`) over messages, call recordings and To Dos; the
-// public API is the read-only one without credentials (`/api/v1`) over the company,
-// services, pricing, site search and batches.
-var (
-	customerQuestion = regexp.MustCompile(`\bcustomer api\b|\bbearer\b|/api/v2\b|\bmessages?\b|\bto[ -]?dos?\b|\brecordings?\b|\bcdrs?\b`)
-	publicQuestion   = regexp.MustCompile(`\bpublic\b|\bpricing\b|\bsite search\b|/api/v1\b|\bsandbox\b|\bbatch(es)?\b`)
-)
-
-// apiPages are the docs pages about one API alone (the others, errors or versioning, are
-// about both).
-var apiPages = map[apiSide][]string{
-	customerAPI: {"/docs/messages", "/docs/call-recordings", "/docs/to-dos"},
-	publicAPI:   {"/docs/public-api"},
-}
-
-// otherAPI reports whether a unit is from a page about the other API than the one the
-// question names.
-func (q question) otherAPI(u *unit) bool {
-	if q.api == eitherAPI {
-		return false
-	}
-	other := customerAPI
-	if q.api == customerAPI {
-		other = publicAPI
-	}
-	path, _, _ := strings.Cut(u.sec.passage.URL, "#")
-	return slices.Contains(apiPages[other], path)
 }
 
 // names reports whether the question holds one of the terms.
@@ -770,7 +720,6 @@ const (
 	resourceBonus    = 0.15 // a unit about the API resource the question names
 	pageWeight       = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
 	referencePenalty = 0.1  // a unit of an object's or example's section, for a "how do I" question
-	otherAPIPenalty  = 0.15 // a unit of a page about the other API than the question names
 	kindBonus        = 0.08 // a unit holding the kind of fact asked: a status for "which error", a format for "what format"
 )
 
@@ -1622,16 +1571,10 @@ func (ix *Index) rerank(q question, ps []Passage) {
 // selectionBonus is what a unit gets, once a question is found answerable, for holding
 // the kind of fact asked.
 func selectionBonus(q question, u *unit) float64 {
-	b := 0.0
 	if q.status && u.status || q.format && u.format {
-		b += kindBonus
+		return kindBonus
 	}
-	// A unit of the other API's page answers for the wrong API ("the customer API ignores
-	// unknown parameters" against the public API's 400 for them).
-	if q.otherAPI(u) {
-		b -= otherAPIPenalty
-	}
-	return b
+	return 0
 }
 
 // debugBest, when set (by a test), sees every question's best unit.

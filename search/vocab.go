@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -204,101 +203,4 @@ func (v *vocab) prefixed(field, p string, max int) []string {
 		slices.Sort(ws)
 	}
 	return ws
-}
-
-// Integrator vocabulary. The questions come from people who read the service description
-// (SERVICE.md) and its contract (CONTRACT.md), not the docs: where those name a concept by
-// words the docs do not use for it, the question is rewritten into the docs' words before it
-// is analysed, for retrieval and answering alike. Each rule says where its phrasing comes
-// from; they are about concepts (filters, limits, retention, fields), not about questions.
-type questionPhrase struct {
-	re   *regexp.Regexp
-	docs string // what the phrase is, in the docs' words
-}
-
-var questionPhrases = []questionPhrase{
-	// Phrasings the answerer had before (they were case-sensitive: "How far back" at the
-	// start of a question was left alone).
-	{regexp.MustCompile(`(?i)\bhow far back\b`), "how long kept"},
-	{regexp.MustCompile(`(?i)\btext messages?\b`), "SMS"},
-	{regexp.MustCompile(`(?i)\bapi keys\b`), "API tokens"},
-	{regexp.MustCompile(`(?i)\bapi key\b`), "API token"},
-	// SERVICE.md §4.1 filters messages "by date range" ("start of date range", "end of date
-	// range"); the docs call them the date filters (`start_date`, `end_date`, and
-	// `from_date`, `to_date` on recordings). Everyday words for a span of days ask for them.
-	{regexp.MustCompile(`(?i)\bdate ranges?\b`), "date filter range"},
-	{regexp.MustCompile(`(?i)\b(?:from |in |during |over )?(?:the )?(?:last|past|previous) (?:week|month|year|few days|\d+ days|\w+ days)(?:'s)?\b|\byesterday(?:'s)?\b`), " date filter "},
-	{regexp.MustCompile(`(?i)\bbetween two dates\b|\bfor a (?:given |certain )?(?:period|span of days)\b`), " date filter "},
-	// A message's `content` is "the full message body" (SERVICE.md §6); an integrator asks
-	// for the text of a message. Only so: "text" alone is an SMS, a To Do's `message_text`
-	// or plain text.
-	{regexp.MustCompile(`(?i)\btext of (?:a|the|my|each|this|that|one) message\b|\bmessage's text\b`), "content of a message"},
-	// CONTRACT.md §2 refuses destinations "on loopback, private, link-local or metadata
-	// addresses"; an integrator names the address itself. Loopback is an OAuth redirect's
-	// word too (CONTRACT.md §4), so 127.0.0.1 and localhost add only that.
-	{regexp.MustCompile(`\b(?:10\.\d{1,3}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254)\.\d{1,3}(?:\.\d{1,3})?\b`), "$0 private address"},
-	{regexp.MustCompile(`(?i)\b127\.\d{1,3}\.\d{1,3}\.\d{1,3}\b|\blocalhost\b`), "$0 loopback"},
-	// "Call" is a phone call in the docs; calling a path or an endpoint is making a request.
-	{regexp.MustCompile(`(?i)\bcall(?:ing|s|ed)? (a|an|the|this|that|my|your|some) (path|endpoint|url|route|api)\b`), "request $1 $2"},
-	// CONTRACT.md §1.2: a body that is not JSON is "malformed JSON" (400 processing_error).
-	{regexp.MustCompile(`(?i)\b(?:does not|doesn't|did not|didn't|won't|will not|can't|cannot) parse\b|\bunparseable\b|\b(?:invalid|broken|bad|garbled|truncated) json\b`), "malformed JSON"},
-	// CONTRACT.md §1.2: "Unknown path: 404 rest_no_route".
-	{regexp.MustCompile(`(?i)\b(?:path|route|endpoint|url)s? that (?:does not|doesn't|do not|don't) exist\b|\b(?:nonexistent|non-existent|missing) (?:path|route|endpoint)s?\b`), "unknown path"},
-	// SERVICE.md §9: a version that is going away carries "Deprecation and Sunset headers".
-	{regexp.MustCompile(`(?i)\b(?:going away|goes away|be (?:removed|retired|discontinued|turned off)|end of life|phased out)\b`), "deprecated sunset"},
-	// CONTRACT.md §1.4: known properties are type-checked, "422 on a wrong type"; an
-	// integrator sends "a number where a string is expected".
-	{regexp.MustCompile(`(?i)\b(?:a|an) (?:number|string|boolean|integer|object|array|list)s? (?:where|instead of|in place of|when) (?:a|an) (?:number|string|boolean|integer|object|array|list)\b(?: is expected| was expected| is wanted)?`), "a value of the wrong type"},
-	// CONTRACT.md §0: `/healthz` and `/readyz` are liveness and readiness.
-	{regexp.MustCompile(`(?i)\bready\b|\breadiness\b`), "$0 readyz"},
-	{regexp.MustCompile(`(?i)\bliveness\b|\bis (?:it |the \w+ )?alive\b`), "$0 healthz"},
-	// CONTRACT.md §2: signing lets the receiver check that a request is authentic; an
-	// integrator asks whether it "really came from" the service.
-	{regexp.MustCompile(`(?i)\breally (?:came|comes|come|is|was) from\b|\b(?:came|comes) from (?:you|answerdesk)\b`), "signature verify from"},
-	// A schedule's coming occurrences are its upcoming ones in the docs (`schedule.upcoming`;
-	// CONTRACT.md §1.6 `next_occurrence`); an integrator asks for "the next few dates".
-	{regexp.MustCompile(`(?i)\bnext (?:few|several|couple of|\d+|ten|five|three) (?:dates|times|occurrences|runs|sends|deliveries)\b`), "upcoming occurrences"},
-	// A recurrence that stops after a date ends "until" it (RFC 5545 UNTIL, CONTRACT.md §1.6
-	// stores schedules as RRULEs).
-	{regexp.MustCompile(`(?i)\bafter a (?:certain|given|specific|set|fixed|particular) date\b`), "until the last date"},
-	// "Time-out" is two words to the analyzer ("time" and the stop word "out"): written as
-	// the docs' one word, timeout (CONTRACT.md §2 "Time-out 10 s").
-	{regexp.MustCompile(`(?i)\btime-outs?\b|\btimes out\b|\btimed out\b`), "timeout"},
-	// SERVICE.md §9: within a version changes only add; "a breaking change ships as" a new
-	// version. An integrator asks whether the API changes "without warning".
-	{regexp.MustCompile(`(?i)\bwithout (?:any )?(?:warning|notice)\b|\bchange (?:under|on) (?:me|us|you)\b`), "breaking change"},
-	// Concurrency: the docs state how many things run together as "N at a time" (the
-	// dispatcher's "16 at a time"); an integrator asks how many go "in parallel".
-	{regexp.MustCompile(`(?i)\b(?:in parallel|concurrently|simultaneously|at the same time)\b`), " at a time "},
-}
-
-// rephrase rewrites the integrator phrasings of a question (questionPhrases) into the
-// docs' words. A possessive ("last month's invoice") names a thing of that time, not a
-// span of days to filter by: it is left as written.
-func rephrase(s string) string {
-	for _, p := range questionPhrases {
-		if p.re.MatchString(s) {
-			s = p.re.ReplaceAllStringFunc(s, func(m string) string {
-				if strings.HasSuffix(m, "'s") {
-					return m
-				}
-				return p.re.ReplaceAllString(m, p.docs) // expands $0, $1 ...
-			})
-		}
-	}
-	return s
-}
-
-// specSynonyms are the words SERVICE.md and CONTRACT.md use for a field or concept that the
-// docs name otherwise, one way (the docs' word does not stand for the spec's):
-//   - a To Do is a "scheduled outbound task" (SERVICE.md §1), to an integrator a reminder;
-//   - a To Do's `name` is its "label" and its `contact` the "recipient" (§2.3);
-//   - every response is "wrapped" as `{"data": ...}` (§2.1).
-var specSynonyms = map[string][]string{
-	"label":     {"name"},
-	"recipient": {"contact"},
-	"reminder":  {"todo"},
-	"wrapped":   {"data"},
-	"wrapper":   {"data"},
-	"envelope":  {"data"},
 }
