@@ -207,6 +207,32 @@ const qaTarget = 0.90
 // quarter of the question, with a best unit holding nothing beyond its heading, declining
 // whatever the word's place (4 tuning questions declined). Two held-out runs in all this
 // round (aggregates only).
+//
+// Session 6, second round, on vocabulary from the spec (branch s6-search, commits a1b9e44 to
+// bcb1bed, taken out by d4e676c). The words of SERVICE.md and CONTRACT.md, analysed as the
+// answerer does, are all docs words but a handful (calib_spec_test.go lists them): the gap
+// is phrases and concepts, not words. From tune 138, dev2 61, dev3 70, dev5 50, dev6 50,
+// the rules written from the spec's and docs' wording (phrase rules applied to the question,
+// case-insensitively, with $n expanded: "date range", "last week", "yesterday" → date
+// filter; "in parallel", "at the same time" → at a time; a private IP → private address,
+// 127.0.0.1 and localhost → loopback; "doesn't parse" → malformed JSON; "a path that does
+// not exist" → unknown path; "call a path" → request; "going away" → deprecated sunset; "a
+// number where a string is expected" → the wrong type; ready → readyz; "really came from"
+// → signature; "next few dates" → upcoming occurrences; "after a certain date" → the last
+// date; "time-out" → timeout; "without warning" → breaking change; one-way synonyms label →
+// name, recipient → contact, reminder → To Do, wrapped → data; "whether" a word of asking;
+// and a question naming one API ranking the other API's page 0.15 lower after the decline)
+// gave tune 138, dev2 61, dev3 77, dev5 53, dev6 55 (+17; every off-topic question
+// declined; besides the 17 fixed, 4 right answers and 2 misses changed; p99 1.5 ms). Held
+// out, aggregates only: run 1 (the first rules, with "text" → content as a synonym) test
+// 121/138, dev4 54/70; run 2 (all of them, "text" only as "the text of a message") test
+// 121/138, dev4 54/70: dev4 one under its 55, so nothing was kept (which rule costs dev4 a
+// question is unknown: both runs shared the first rules). Tried and dropped on tuning alone:
+// "text" → content as a synonym (changed "plain text" answers), "the server" → serve (tune
+// -1, dev2 -1, dev6 -1: "server" is the MCP servers' word too), "receiver" out of the
+// endpoint synonyms ("receives" stems as receiver; dev3 -1, dev5 -1), change → update,
+// "list only" → filter (dev3 -1), post → create, "non-admin" → not an admin, a delivery
+// log rule (no gain). Two held-out runs in all this round.
 var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.87, "dev6": 0.84, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
