@@ -863,16 +863,24 @@ const (
 	completionShare = 0.6
 	maxAnswerLen    = 900 // characters
 	shortSection    = 800 // characters: a section this short answers whole
-	runnerUpShare   = 0.8 // the best unit of another section this near the best joins the answer
-	maxRunnerUps    = 2   // sections besides the best one whose best unit may join so
+	// fillLen: once everything else has joined, one more matching row or item fills an
+	// answer up to this many characters.
+	fillLen       = 1000
+	runnerUpShare = 0.8 // the best unit of another section this near the best joins the answer
+	maxRunnerUps  = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
 	maxRunnerUpLooks = 3
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
-	// question's weight).
-	coverShare    = 0.7
-	maxCoverUnits = 1
+	// question's weight), within maxAnswerLen but whatever the number of units quoted
+	// already: a list's items use up the count while the word is in the next section. From
+	// a section the answer quotes it joins at any rank.
+	// coverPageShare: from a page the answer quotes already (0.7 until session 6: "Booleans
+	// are written `true` or `false`" ranked 0.66 of the best for "how does a boolean come
+	// out as a merge variable").
+	coverPageShare = 0.6
+	maxCoverUnits  = 1
 	// coverOtherPageShare: from a page the answer does not quote yet.
 	coverOtherPageShare = 0.85
 	minCoverWeight      = 0.1
@@ -903,6 +911,18 @@ func (q question) sectionCoverage(sec *docSection) float64 {
 		held += m
 	}
 	return held / q.total
+}
+
+// beyondHeading is the weight of the question's words a unit holds that its heading path
+// does not: what the unit says of the question beyond naming its section's topic.
+func (q question) beyondHeading(u *unit) float64 {
+	held := 0.0
+	for _, t := range q.terms {
+		if t.match(u.ctx) == 0 {
+			held += t.match(u.terms)
+		}
+	}
+	return held
 }
 
 // headingCoverage is the share of the question's weight that a section's heading path
@@ -1082,6 +1102,25 @@ func (ix *Index) namesUnknown(text string) bool {
 	return false
 }
 
+// thingWord is a word in the place of a thing's name: the last word after an article or a
+// possessive ("my invoice with", "the dashboard?"; not "a misspelled merge variable"), or
+// a word before "of" ("transcript of").
+var thingWord = regexp.MustCompile(`(?i)\b(?:a|an|the|my|your|our)\s+([a-z]+)(?:\s+(?:of|in|on|for|with|to|from|about|at)\b|\s*[?.,;!]|\s*$)|\b([a-z]+)\s+of\b`)
+
+// namesUnknownThing reports whether the question names a thing by a word the documentation
+// never uses ("a written transcript of a recorded call").
+func (ix *Index) namesUnknownThing(text string) bool {
+	for _, m := range thingWord.FindAllStringSubmatch(text, -1) {
+		w := m[1] + m[2]
+		for _, t := range ix.terms(w) {
+			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // answerUnits picks the units that answer a question from the sections of its passages;
 // false when none is good enough.
 func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*unit, bool) {
@@ -1123,7 +1162,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if debugDecide != nil {
 		debugDecide(q, cands)
 	}
-	if !debugNoDecline && q.declines(best) {
+	if !debugNoDecline && (q.declines(best) || ix.namesUnknownThing(text) && q.beyondHeading(best.u) == 0) {
 		return nil, false
 	}
 	// The question is answerable; which unit answers it best may also weigh what the
@@ -1312,21 +1351,25 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		onChosenPage := func(x *unit) bool {
 			return slices.ContainsFunc(chosen, func(o scored) bool { return pageOf(o.u) == pageOf(x) })
 		}
+		onChosenSection := func(x *unit) bool {
+			return slices.ContainsFunc(chosen, func(o scored) bool { return o.u.sec == x.sec })
+		}
 		missing := heaviestFirst(q.terms)
 		added := 0
 		for _, t := range missing {
-			if added >= maxCoverUnits || len(chosen) >= maxAnswerUnit+maxExtraRows || t.weight < minCoverWeight*q.total {
+			if added >= maxCoverUnits || t.weight < minCoverWeight*q.total {
 				break
 			}
 			if slices.ContainsFunc(chosen, func(c scored) bool { return t.match(c.u.terms) > 0 || t.match(c.u.prev) > 0 }) {
 				continue
 			}
 			for _, c := range cands[1:] {
-				if c.score < coverShare*best.score {
-					break
-				}
+				// In a section the answer quotes, the word is used in the answer's sense
+				// whatever the unit's rank ("To Dos and the other lists do not carry tags
+				// yet." at the end of the ETag section, for polling the To Do list).
 				if t.match(c.u.terms) == 0 || inChosen(c.u) || length+len(c.u.text) > maxAnswerLen ||
-					!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score {
+					!onChosenSection(c.u) && (c.score < coverPageShare*best.score ||
+						!onChosenPage(c.u) && c.score < coverOtherPageShare*best.score) {
 					continue
 				}
 				chosen = append(chosen, c)
@@ -1377,6 +1420,27 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			}
 		}
 	}
+	// Room left once everything above has joined (up to fillLen) takes one more matching
+	// row or item, on the terms of the first ones: added last, it crowds nothing out (the
+	// security page's "a rendered body ... is at most 256 KiB: values are cut to fit" for
+	// "what happens when a webhook payload is too big").
+	total := 0
+	for _, c := range chosen {
+		total += len(c.u.text)
+	}
+	for _, c := range cands[1:] {
+		if c.score < 0.75*best.score {
+			break
+		}
+		if c.u.kind == kindSentence || c.own < 0.8*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > fillLen ||
+			slices.ContainsFunc(chosen, func(o scored) bool { return similar(o.u, c.u) }) || otherAmount(c) ||
+			c.u.sec != best.u.sec && c.own < best.own && !addsTerm(q, chosen, c.u) {
+			continue
+		}
+		chosen = append(chosen, c)
+		total += len(c.u.text)
+		break
+	}
 	// Answer order: sections in the order they were chosen (the best first), units in page
 	// order within a section.
 	order := map[*docSection]int{}
@@ -1409,7 +1473,14 @@ func (q question) declines(best scored) bool {
 	// A unit holding under minSureCoverage of the question answers only when it also ranks
 	// well (minWeakScore): off-topic questions that share a common pair of words with a
 	// sentence ("port my phone number") reach that coverage, seldom that score.
-	weak := best.coverage < minSureCoverage && best.score < minWeakScore
+	// Nor does a unit holding more of it that ranks below minWeakScore: its section and
+	// page are about something else ("which countries can I buy a local phone number in"
+	// reaches 0.61 of its weight in the rules of a To Do's contact number, scoring 0.69; no
+	// tuning question answered right from a unit of 0.55 or more ranks under 0.83).
+	weak := best.score < minWeakScore
+	if q.fullTotal > 0 && false && q.unknownFull/q.fullTotal >= 0.25 && q.beyondHeading(best.u) == 0 {
+		return true
+	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my
 		// taxes") is a coincidence however well it matches: no question of the tuning

@@ -26,7 +26,7 @@ func TestCalibDump(t *testing.T) {
 	}
 	ix := shippedIndex(t)
 	var b strings.Builder
-	for _, set := range []string{"tune", "dev2", "dev3", "dev5"} {
+	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
 		for _, qq := range loadQA(t, set+".json") {
 			var f string
 			debugDecide = func(q question, cands []scored) {

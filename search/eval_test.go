@@ -48,8 +48,9 @@ func cites(a Answer, want []string) bool {
 // dev2 and dev3, tuning sets written later from CONTRACT.md and SERVICE.md (never from the
 // test half's misses) to tune on more questions than tune.json alone; dev3 was written and
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
-// and 10 off-topic ones, written from the spec as an integrator asks).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40}
+// and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
+// 6, 59 questions and 10 off-topic ones).
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -171,7 +172,68 @@ const qaTarget = 0.90
 // phrases before the question's phrases, so "how far back" never became "how long kept"
 // there (retrieval had it right): no tuning answer changed, held out unchanged. Three
 // held-out runs this round (aggregates only).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.92, "dev3": 0.82, "dev5": 0.85, "dev4": 0.78, "test": 0.87}
+//
+// Session 6 worked on the answer's composition again (last round's held-out misses: test 9
+// right section without the fact, 3 wrong section, 2 the fact from another section, 3
+// declined; dev4 8 declined) and wrote dev6 (59 questions, 10 off-topic) from SERVICE.md
+// and CONTRACT.md, committed before the answerer was run on it: 47/59 (79.7%), with 2 of
+// its 10 off-topic questions answered ("a written transcript of a recorded call", "which
+// countries can I buy a local phone number in"). From tune 138, dev2 60, dev3 70, dev5 49,
+// dev6 47, what was kept: the unit holding the question's heaviest word the answer lacks
+// joins from a page the answer quotes at 0.6 of the best (was 0.7), from a section it
+// quotes at any rank, and past the unit count (within the 900 characters: a list's items
+// had used up the count; dev6 +3); once everything else has joined, one more matching row
+// or item fills the answer up to 1000 characters, added last so that it crowds nothing out
+// (dev2 +1, dev5 +1); a best unit ranking under minWeakScore declines at any coverage (it
+// did only under 0.55: "countries ... local phone number" reached 0.61 of its weight in the
+// rules of a To Do's contact number at rank 0.69; no tuning question answered right from a
+// unit of 0.55 or more ranks under 0.83); a question naming a thing by a word the docs
+// never use ("a transcript of", "my invoice?") declines when its best unit holds nothing of
+// it beyond its heading's words. Every kept change only adds to answers: against the code
+// before this round, no tuning answer loses a quote (the calib score dump checks it).
+// Together: tune 138/138 (100%), dev2 61/65 (93.8%), dev3 70/85 (82.4%), dev5 50/57
+// (87.7%), dev6 50/59 (84.7%); held out dev4 55/70 (78.6%), test 121/138 (87.7%), both
+// unchanged: the gains did not carry over; every off-topic question declined; mean answer
+// 762.2 characters over the five tuning sets' 398 answers (740.5 over 400 before). Tried and
+// taken out: three extra rows instead of two, and the missing word's unit taking the place
+// of a runner-up or row at the character budget (dev5 +1 on tuning, but held out test
+// 120/138, -1: they crowd out or remove quoted units); a table row holding as much of the
+// question as the best unit taking the place of a sentence at the budget (dev2 +1, dev3 0,
+// dev5 -1); the budget at 1000 characters for every unit (dev2 +1, dev3 +1 -1) or 800
+// (net -3); up to 5, 6 or 8 units (no change); two missing words covered instead of one
+// (no change); the best section's further sentences filling up to 1000 characters (no
+// change, 14 characters longer on average); rows matching only by their heading joining
+// as the kind of fact asked (no change); a question word the docs never use holding a
+// quarter of the question, with a best unit holding nothing beyond its heading, declining
+// whatever the word's place (4 tuning questions declined). Two held-out runs in all this
+// round (aggregates only).
+//
+// Session 6, second round, on vocabulary from the spec (branch s6-search, commits a1b9e44 to
+// bcb1bed, taken out by d4e676c). The words of SERVICE.md and CONTRACT.md, analysed as the
+// answerer does, are all docs words but a handful (calib_spec_test.go lists them): the gap
+// is phrases and concepts, not words. From tune 138, dev2 61, dev3 70, dev5 50, dev6 50,
+// the rules written from the spec's and docs' wording (phrase rules applied to the question,
+// case-insensitively, with $n expanded: "date range", "last week", "yesterday" → date
+// filter; "in parallel", "at the same time" → at a time; a private IP → private address,
+// 127.0.0.1 and localhost → loopback; "doesn't parse" → malformed JSON; "a path that does
+// not exist" → unknown path; "call a path" → request; "going away" → deprecated sunset; "a
+// number where a string is expected" → the wrong type; ready → readyz; "really came from"
+// → signature; "next few dates" → upcoming occurrences; "after a certain date" → the last
+// date; "time-out" → timeout; "without warning" → breaking change; one-way synonyms label →
+// name, recipient → contact, reminder → To Do, wrapped → data; "whether" a word of asking;
+// and a question naming one API ranking the other API's page 0.15 lower after the decline)
+// gave tune 138, dev2 61, dev3 77, dev5 53, dev6 55 (+17; every off-topic question
+// declined; besides the 17 fixed, 4 right answers and 2 misses changed; p99 1.5 ms). Held
+// out, aggregates only: run 1 (the first rules, with "text" → content as a synonym) test
+// 121/138, dev4 54/70; run 2 (all of them, "text" only as "the text of a message") test
+// 121/138, dev4 54/70: dev4 one under its 55, so nothing was kept (which rule costs dev4 a
+// question is unknown: both runs shared the first rules). Tried and dropped on tuning alone:
+// "text" → content as a synonym (changed "plain text" answers), "the server" → serve (tune
+// -1, dev2 -1, dev6 -1: "server" is the MCP servers' word too), "receiver" out of the
+// endpoint synonyms ("receives" stems as receiver; dev3 -1, dev5 -1), change → update,
+// "list only" → filter (dev3 -1), post → create, "non-admin" → not an admin, a delivery
+// log rule (no gain). Two held-out runs in all this round.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.87, "dev6": 0.84, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -248,7 +310,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev4", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev4", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the

@@ -1,0 +1,92 @@
+//go:build calib
+
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCalibTop prints, for the questions in CALIB_Q (separated by "|"), the best scored
+// units with their scores and the answer: a tool for reading a tuning set's misses.
+func TestCalibTop(t *testing.T) {
+	qs := os.Getenv("CALIB_Q")
+	if qs == "" {
+		t.Skip("CALIB_Q not set")
+	}
+	ix := shippedIndex(t)
+	for _, text := range strings.Split(qs, "|") {
+		debugDecide = func(q question, cands []scored) {
+			var ts []string
+			for _, x := range q.terms {
+				ts = append(ts, fmt.Sprintf("%s:%.2f", x.term, x.weight))
+			}
+			fmt.Printf("Q %s\n  terms %v number=%v code=%v howTo=%v list=%v status=%v\n", text, ts, q.number, q.code, q.howTo, q.list, q.status)
+			for i, c := range cands[:min(12, len(cands))] {
+				s := c.u.text
+				if len(s) > 110 {
+					s = s[:110]
+				}
+				fmt.Printf("  %2d %.3f cov=%.2f own=%.2f %s | %s\n", i, c.score, c.coverage, c.own, strings.TrimPrefix(c.u.sec.passage.URL, "/docs/"), s)
+			}
+		}
+		a, err := ix.Answer(context.Background(), text)
+		debugDecide = nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("  ANSWERED=%v: %s\n\n", a.Answered, a.Text())
+	}
+}
+
+// TestCalibScore writes one line per tuning question (set, ok|MISS|OFF-ANSWERED|off, answer
+// length, question) to CALIB_SCORE and prints each set's score and mean answer length: a
+// tool for comparing two versions of the answerer on the tuning sets, never the held-out ones.
+func TestCalibScore(t *testing.T) {
+	out := os.Getenv("CALIB_SCORE")
+	if out == "" {
+		t.Skip("CALIB_SCORE not set")
+	}
+	ix := shippedIndex(t)
+	var b strings.Builder
+	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
+		good, total, n, chars, offAnswered := 0, 0, 0, 0, 0
+		for _, q := range loadQA(t, set+".json") {
+			a, err := ix.Answer(context.Background(), q.Question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mark := "off"
+			if q.OffTopic {
+				if a.Answered {
+					mark = "OFF-ANSWERED"
+					offAnswered++
+				}
+			} else {
+				total++
+				mark = "MISS"
+				if a.Answered && regexp.MustCompile("(?i)"+q.Fact).MatchString(a.Text()) && cites(a, q.Sections) {
+					mark = "ok"
+					good++
+				}
+			}
+			if a.Answered {
+				n++
+				chars += len(a.Text())
+			}
+			var quotes []string
+			for _, x := range a.Quotes {
+				quotes = append(quotes, x.Text)
+			}
+			fmt.Fprintf(&b, "%s\t%s\t%d\t%s\t%s\n", set, mark, len(a.Text()), q.Question, strings.Join(quotes, "\x1f"))
+		}
+		fmt.Printf("%s %d/%d off-answered=%d mean-len=%.0f\n", set, good, total, offAnswered, float64(chars)/float64(max(n, 1)))
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
