@@ -126,11 +126,13 @@ bench: build ## benchmarks and the HTTP load generator (SQLite; make bench-pg: b
 # ceiling serving the same bytes (MCP tools/call against the same read over REST),
 # alternating rounds in the same minutes; medians, shares and the server's RSS.
 # VS=path measures another build (say, the previous one) in the same rounds; PROFILE=dir
-# writes a CPU profile of the server under each load (serve --pprof-addr).
-bench-http: build ## wrk against the binary and in-memory ceilings (needs wrk)
+# writes a CPU profile of the server under each load (serve --pprof-addr); ENGINE=postgres
+# serves a fresh database on the make postgres server (dropped at the end) instead of SQLite.
+bench-http: build $(if $(filter postgres,$(ENGINE)),postgres) ## wrk against the binary and in-memory ceilings (needs wrk)
 	@command -v wrk >/dev/null || { echo "bench-http needs wrk: apt-get install -y wrk"; exit 1; }
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -wrk "$$(command -v wrk)" -concurrency 32 -duration 5s -rounds 3 -dispatch 0 \
-		$(if $(VS),-vs-bin $(VS)) $(if $(PROFILE),-server-profile $(PROFILE))
+		$(if $(VS),-vs-bin $(VS)) $(if $(PROFILE),-server-profile $(PROFILE)) \
+		$(if $(ENGINE),-engine $(ENGINE) -postgres "$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')")
 
 # The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and two PostgreSQL
 # replicas sharing one database (fresh databases on the make postgres server, dropped at the

@@ -132,7 +132,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	// The probe gives up on a locked file after 50 ms:
 	// a failed probe is a cache miss, and the lookup then waits under the request's own
 	// context instead of every request queueing behind the probe for the full 10 s.
-	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)", "busy_timeout(50)"))
+	plainFile := path
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		plainFile = ""
+	}
+	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)", "busy_timeout(50)"), plainFile)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)

@@ -25,6 +25,13 @@ import (
 // one connection: should the probe fail, the connection and every entry are dropped
 // together and a new connection starts afresh.
 //
+// Most of a probe's cost is SQLite starting and ending a read transaction (two fcntl locks
+// on the -shm file). A probe that finds the WAL-index header (walheader_unix.go) as it was
+// just before the last probe read the version is skipped: SQLite rewrites that header on
+// every commit, from any connection or process, and itself trusts its page cache while
+// the header is unchanged. The header is read after the request arrived, so a commit
+// that ended before it is seen as surely as by a probe.
+//
 // Concurrent requests share probes: a request that finds a probe running waits for the
 // next one to start, never for the one already running (which may have read the version
 // before a revocation this request must see), and every request waiting when a probe
@@ -37,6 +44,9 @@ import (
 type tokenCache struct {
 	drv driver.Driver
 	dsn string
+	// path is the database file whose WAL-index header is read; "" when it is not a
+	// plain file (no header is read then).
+	path string
 
 	mu   sync.Mutex // guards everything below; conn and stmt also belong to the running probe
 	cond sync.Cond  // on mu: signalled when a probe ends
@@ -52,7 +62,14 @@ type tokenCache struct {
 
 	conn driver.Conn // the probe connection, opened on first use; nil after a failure
 	stmt driver.Stmt
-	gen  uint64 // counts probe connections: a version means something only with its gen
+	// hdr is the file's WAL-index header, mapped while conn is open (nil when it could not
+	// be); lastHdr is the header read just before probe done read its version, and
+	// lastHdrOK says it was read and probe done succeeded.
+	hdr       *walHeader
+	lastHdr   walHeaderBytes
+	lastHdrOK bool
+	skipped   uint64 // probes skipped on an unchanged header (read by the tests)
+	gen       uint64 // counts probe connections: a version means something only with its gen
 	// entries by token hash; cleared when the probe connection is replaced. Bounded: on
 	// reaching maxTokenCacheEntries the map starts over.
 	entries map[string]tokenEntry
@@ -69,9 +86,10 @@ type tokenEntry struct {
 	lastUsed int64 // last_used_at in ms as the database has it after this lookup
 }
 
-// newTokenCache returns a cache whose probe connection drv opens on dsn.
-func newTokenCache(drv driver.Driver, dsn string) *tokenCache {
-	tc := &tokenCache{drv: drv, dsn: dsn, entries: map[string]tokenEntry{}}
+// newTokenCache returns a cache whose probe connection drv opens on dsn, the database at
+// path ("" for one that is not a plain file).
+func newTokenCache(drv driver.Driver, dsn, path string) *tokenCache {
+	tc := &tokenCache{drv: drv, dsn: dsn, path: path, entries: map[string]tokenEntry{}}
 	tc.cond.L = &tc.mu
 	return tc
 }
@@ -89,6 +107,12 @@ func (tc *tokenCache) dataVersion() (probeVersion, error) {
 	// Probes numbered above started (at arrival) begin after this call did: the first of
 	// them to end answers it.
 	want := tc.started + 1
+	if tc.lastHdrOK {
+		if h, ok := tc.hdr.read(); ok && h == tc.lastHdr {
+			tc.skipped++
+			return tc.last, nil
+		}
+	}
 	for tc.done < want {
 		if tc.probing {
 			tc.waiting++
@@ -99,6 +123,13 @@ func (tc *tokenCache) dataVersion() (probeVersion, error) {
 		tc.probing = true
 		tc.started++
 		n, gen := tc.started, tc.gen
+		var (
+			hdr   walHeaderBytes
+			hdrOK bool
+		)
+		if tc.hdr != nil {
+			hdr, hdrOK = tc.hdr.read()
+		}
 		tc.mu.Unlock()
 		v, err := tc.read()
 		if tc.probed != nil {
@@ -107,9 +138,15 @@ func (tc *tokenCache) dataVersion() (probeVersion, error) {
 		tc.mu.Lock()
 		if err != nil {
 			tc.reset()
+		} else if tc.hdr == nil && tc.path != "" {
+			// Mapped once the probe connection is open (so the file exists and stays);
+			// the next probe reads the header it compares with. Without it, every lookup
+			// probes.
+			tc.hdr, _ = openWALHeader(tc.path)
 		}
 		tc.probing = false
 		tc.done, tc.last, tc.lastErr = n, probeVersion{gen: gen, v: v}, err
+		tc.lastHdr, tc.lastHdrOK = hdr, hdrOK && err == nil
 		tc.cond.Broadcast()
 	}
 	return tc.last, tc.lastErr
@@ -170,7 +207,9 @@ func (tc *tokenCache) reset() {
 		tc.stmt.Close()
 		tc.conn.Close()
 	}
-	tc.conn, tc.stmt = nil, nil
+	tc.hdr.close()
+	tc.conn, tc.stmt, tc.hdr = nil, nil, nil
+	tc.lastHdrOK = false
 	tc.gen++
 	clear(tc.entries)
 }

@@ -79,6 +79,21 @@ func TestTokenCache(t *testing.T) {
 	if got := lookup(); got != v {
 		t.Fatalf("cached version %d, want %d", got, v)
 	}
+	// On an unchanged WAL-index header the lookups skip the probe itself.
+	db.tokens.mu.Lock()
+	started, skipped := db.tokens.started, db.tokens.skipped
+	db.tokens.mu.Unlock()
+	for range 3 {
+		if got := lookup(); got != v {
+			t.Fatalf("cached version %d, want %d", got, v)
+		}
+	}
+	db.tokens.mu.Lock()
+	if db.tokens.started != started || db.tokens.skipped != skipped+3 {
+		t.Errorf("3 lookups on an unchanged database: %d probes and %d skipped, want 0 and 3",
+			db.tokens.started-started, db.tokens.skipped-skipped)
+	}
+	db.tokens.mu.Unlock()
 
 	other, err := Open(ctx, db.Path())
 	if err != nil {

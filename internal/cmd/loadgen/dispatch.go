@@ -66,7 +66,7 @@ func runDispatch(ctx context.Context, cfg *config, dir string, sum *summary) err
 	}
 	defer rcv.stop()
 
-	servers, err := startCluster(ctx, cfg, dbPath, "--dispatch-allow-private")
+	servers, err := startCluster(ctx, cfg, dbPath, serverEnv(cfg), "--dispatch-allow-private")
 	if err != nil {
 		return err
 	}

@@ -69,14 +69,20 @@ func newDatabase(ctx context.Context, cfg *config, dir, name string) (dsn string
 // cluster is the replicas of one database.
 type cluster []*process
 
-// startCluster starts cfg.replicas servers on dsn, sharing one signing key.
-func startCluster(ctx context.Context, cfg *config, dsn string, extra ...string) (cluster, error) {
-	var env []string
-	if cfg.engine == enginePostgres {
-		key := make([]byte, 32)
-		_, _ = rand.Read(key)
-		env = append(os.Environ(), "ANSWERDESK_SIGNING_KEY="+hex.EncodeToString(key))
+// serverEnv returns the environment of the servers on one database: on PostgreSQL it
+// carries a new signing key, which every server on that database (replicas, -vs-bin) must
+// share; on SQLite nil (this process's: the key is a file beside the database).
+func serverEnv(cfg *config) []string {
+	if cfg.engine != enginePostgres {
+		return nil
 	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	return append(os.Environ(), "ANSWERDESK_SIGNING_KEY="+hex.EncodeToString(key))
+}
+
+// startCluster starts cfg.replicas servers on dsn with the environment env (serverEnv).
+func startCluster(ctx context.Context, cfg *config, dsn string, env []string, extra ...string) (cluster, error) {
 	var c cluster
 	for range cfg.replicas {
 		p, err := startServer(ctx, cfg.bin, dsn, env, extra...)

@@ -316,7 +316,8 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 		}
 		extra = append(extra, "--pprof-addr", cfg.pprofAddr)
 	}
-	servers, err := startCluster(ctx, cfg, dsn, extra...)
+	env := serverEnv(cfg)
+	servers, err := startCluster(ctx, cfg, dsn, env, extra...)
 	if err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 	if cfg.wrk != "" {
 		vsURL := ""
 		if cfg.vsBin != "" {
-			vs, err := startServer(ctx, cfg.vsBin, dsn, nil, "--public-rate-limit", "0")
+			vs, err := startServer(ctx, cfg.vsBin, dsn, env, "--public-rate-limit", "0")
 			if err != nil {
 				return fmt.Errorf("-vs-bin: %w", err)
 			}

@@ -40,12 +40,18 @@ type wrkRun struct {
 	non2xx int
 }
 
-func wrkCases(messageID int64) []wrkCase {
+// wrkCases lists the cases; the lists' target is issue 18's for the engine (50% of the
+// ceiling on SQLite, 25% on PostgreSQL).
+func wrkCases(engine string, messageID int64) []wrkCase {
 	const list = "/api/v2/messages?page_size=50"
+	listTarget := 50.0
+	if engine == enginePostgres {
+		listTarget = 25
+	}
 	return []wrkCase{
-		{name: "GET " + list + " (100k)", path: list, target: 50},
+		{name: "GET " + list + " (100k)", path: list, target: listTarget},
 		{name: "GET /api/v2/messages/{id}", path: fmt.Sprintf("/api/v2/messages/%d", messageID), target: 50},
-		{name: "GET /api/v2/call-recordings?page_size=50", path: "/api/v2/call-recordings?page_size=50", target: 50},
+		{name: "GET /api/v2/call-recordings?page_size=50", path: "/api/v2/call-recordings?page_size=50", target: listTarget},
 		{name: "GET /api/v1/company", path: "/api/v1/company", target: 50},
 		{name: "GET /api/v1/search?q=answering+service", path: "/api/v1/search?q=answering+service", target: 50},
 		{name: "MCP tools/call get_company_info vs /api/v1/company", path: "/mcp/public", refREST: "/api/v1/company", target: 70,
@@ -56,13 +62,17 @@ func wrkCases(messageID int64) []wrkCase {
 // runWrk runs every case against the server at serverURL, each with its own reference.
 // With vsURL (-vs-bin), each round also loads that other server with the same request.
 func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverURL, vsURL, token string, messageID int64, serverPID int) error {
-	idle := rssKB(serverPID, "VmRSS")
+	idle, err := idleRSS(ctx, serverPID)
+	if err != nil {
+		return err
+	}
+	peak := sampleRSS(serverPID)
 	type row struct {
 		c            wrkCase
 		srv, ref, vs []wrkRun
 	}
 	var rows []row
-	for _, c := range wrkCases(messageID) {
+	for _, c := range wrkCases(cfg.engine, messageID) {
 		if !strings.Contains(c.name, cfg.only) {
 			continue
 		}
@@ -135,7 +145,7 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 		rows = append(rows, r)
 		fmt.Printf("%s: answerdesk %.0f req/s, reference %.0f req/s\n", c.name, median(r.srv).rate, median(r.ref).rate)
 	}
-	loaded := rssKB(serverPID, "VmHWM")
+	loaded := peak()
 
 	fmt.Printf("\nwrk -t2 -c%d -d%s, %d alternating rounds, medians:\n", cfg.concurrency, cfg.duration, cfg.rounds)
 	tw := tabwriter.NewWriter(os.Stdout, 2, 0, 2, ' ', tabwriter.AlignRight)
@@ -167,7 +177,7 @@ func runWrk(ctx context.Context, cfg *config, client *http.Client, dir, serverUR
 			return err
 		}
 	}
-	fmt.Printf("answerdesk RSS: idle %d MB (target <= 80), peak under the load %d MB (target <= 150)\n", idle/1024, loaded/1024)
+	fmt.Printf("answerdesk RSS: idle %d MB (target <= 80), peak under the loads %d MB (target <= 150)\n", idle/1024, loaded/1024)
 	return nil
 }
 
@@ -268,6 +278,46 @@ func mcpSession(ctx context.Context, client *http.Client, url string) (string, e
 		return "", fmt.Errorf("initialized: %w", err)
 	}
 	return session, nil
+}
+
+// idleSettle is how long after readiness the idle RSS is read: serve returns its start-up
+// garbage to the OS once when it starts listening and again a second later (after the
+// workers' first passes), so a reading at readiness counts up to some 15 MB of garbage
+// that an idle server no longer holds.
+const idleSettle = 2 * time.Second
+
+// idleRSS waits for the server's start-up to settle and returns its VmRSS in KB.
+func idleRSS(ctx context.Context, pid int) (int, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(idleSettle):
+	}
+	return rssKB(pid, "VmRSS"), nil
+}
+
+// sampleRSS samples the VmRSS of pid every 100 ms until the returned func is called, which
+// returns the largest sample in KB. (VmHWM would count the start-up's peak, not the loads'.)
+func sampleRSS(pid int) (stop func() int) {
+	done, result := make(chan struct{}), make(chan int)
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		peak := rssKB(pid, "VmRSS")
+		for {
+			select {
+			case <-done:
+				result <- max(peak, rssKB(pid, "VmRSS"))
+				return
+			case <-tick.C:
+				peak = max(peak, rssKB(pid, "VmRSS"))
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-result
+	}
 }
 
 // rssKB reads a field (VmRSS, VmHWM) of /proc/PID/status, in KB; 0 when unreadable.
