@@ -2,9 +2,9 @@ package answerdesk
 
 import "strconv"
 
-// ParseID reads a numeric id as the API writes it: decimal digits only, at least 1. Signs,
-// spaces and other spellings strconv would take ("+5", "٥") are not ids, so a path or
-// filter has one spelling per thing and the documents' pattern ^[0-9]+$ is what is served.
+// ParseID reads a numeric id as the documents' pattern ^[0-9]+$ has it: decimal digits
+// only (leading zeros allowed, as the pattern allows), at least 1. strconv also takes a
+// leading "+", which reached the row of the id without it.
 func ParseID(s string) (int64, bool) {
 	if s == "" {
 		return 0, false

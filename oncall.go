@@ -390,8 +390,8 @@ func (f DeliveryFilter) Validate() (DeliveryQuery, error) {
 	var v ValidationErrors
 	q := DeliveryQuery{Status: f.Status}
 	if f.MessageID != "" {
-		var id int64
-		if _, err := fmt.Sscan(f.MessageID, &id); err != nil || id < 1 || fmt.Sprint(id) != f.MessageID {
+		id, ok := ParseID(f.MessageID)
+		if !ok {
 			v.Add("message_id", "must be a message id")
 		}
 		q.MessageID = id

@@ -206,10 +206,26 @@ func sandboxMarker(next http.Handler) http.Handler {
 
 type sandboxWriter struct {
 	http.ResponseWriter
-	started bool
+	started     bool
+	wroteHeader bool
+}
+
+// WriteHeader drops a JSON body's Content-Length: the marker lengthens the body, and a
+// length set for the unmarked body cut the marked one short.
+func (s *sandboxWriter) WriteHeader(code int) {
+	if !s.wroteHeader {
+		s.wroteHeader = true
+		if strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") {
+			s.Header().Del("Content-Length")
+		}
+	}
+	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *sandboxWriter) Write(b []byte) (int, error) {
+	if !s.wroteHeader {
+		s.WriteHeader(http.StatusOK)
+	}
 	if !s.started {
 		s.started = true
 		if strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") && bytes.HasPrefix(b, []byte("{")) &&

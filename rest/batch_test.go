@@ -138,8 +138,9 @@ func TestSandbox(t *testing.T) {
 	srv.Sandbox = site
 	ts.Config.Handler = srv.Handler()
 	for _, p := range []string{"/company", "/services", "/pricing?billingCycle=annual", "/pricing?billingCycle=yearly", "/nope", "/company", "/company", "/company"} {
+		// get fails on a body cut short: a Content-Length set before the marker did that.
 		_, body := get(t, ts.URL+"/api/sandbox/v1"+p)
-		if !strings.HasPrefix(body, `{"sandbox":true,`) {
+		if !strings.HasPrefix(body, `{"sandbox":true,`) || !json.Valid([]byte(body)) {
 			t.Errorf("%s: %s", p, body)
 		}
 	}

@@ -73,6 +73,10 @@ var defaultHints = func() map[string]string {
 		codePayloadTooLarge:  "Send a smaller request body.",
 	}
 	for _, a := range domainErrors {
+		// A code's hint is one sentence whichever domain error maps to it.
+		if h, ok := hints[a.code]; ok && h != a.hint {
+			panic("rest: two hints for error code " + a.code)
+		}
 		hints[a.code] = a.hint
 	}
 	return hints

@@ -32,7 +32,10 @@ func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 // body.
 func send(t *testing.T, method, url string, body io.Reader, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, body)
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -41,7 +44,10 @@ func send(t *testing.T, method, url string, body io.Reader, header ...string) (*
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return resp, b
 }
 

@@ -841,11 +841,10 @@ const (
 	// off-topic questions' best units reach at most 0.32 of their heading.
 	minCoverageUnderHeading = 0.3
 	minHeadingCoverage      = 0.35
-	// Calibrated on tune, dev2 and dev3 (32 off-topic questions): a best unit below
-	// minSureCoverage needs minWeakScore, one answering by its heading minHeadingScore.
-	// The off-topic questions' best units that reach the coverage score at most 0.76 and
-	// 0.81 (0.807 for "port my phone number" once 32 passages are scored, hence 0.82).
-	minSureCoverage = 0.55
+	// Calibrated on tune, dev2 and dev3 (32 off-topic questions): a best unit needs
+	// minWeakScore whatever share of the question it holds, one answering by its heading
+	// minHeadingScore. The off-topic questions' best units score at most 0.76 and 0.81
+	// (0.807 for "port my phone number" once 32 passages are scored, hence 0.82).
 	minWeakScore    = 0.82
 	minHeadingScore = 0.85
 	// minStrongScore was 0.9; once questions with one docs word among unknown ones are
@@ -1470,17 +1469,13 @@ func pageOf(u *unit) string {
 
 // declines reports whether the docs do not cover the question, its best unit being best.
 func (q question) declines(best scored) bool {
-	// A unit holding under minSureCoverage of the question answers only when it also ranks
-	// well (minWeakScore): off-topic questions that share a common pair of words with a
-	// sentence ("port my phone number") reach that coverage, seldom that score.
-	// Nor does a unit holding more of it that ranks below minWeakScore: its section and
-	// page are about something else ("which countries can I buy a local phone number in"
-	// reaches 0.61 of its weight in the rules of a To Do's contact number, scoring 0.69; no
-	// tuning question answered right from a unit of 0.55 or more ranks under 0.83).
+	// A best unit answers only when it ranks well (minWeakScore), however much of the
+	// question it holds: off-topic questions that share a common pair of words with a
+	// sentence ("port my phone number") reach a fair share of it, seldom that score, and a
+	// unit holding more that ranks below it is about something else ("which countries can I
+	// buy a local phone number in" reaches 0.61 of its weight in the rules of a To Do's
+	// contact number, scoring 0.69; no tuning question answered right ranks under 0.83).
 	weak := best.score < minWeakScore
-	if q.fullTotal > 0 && false && q.unknownFull/q.fullTotal >= 0.25 && q.beyondHeading(best.u) == 0 {
-		return true
-	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my
 		// taxes") is a coincidence however well it matches: no question of the tuning

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -103,7 +102,7 @@ func (db *DB) AddPhoneNumber(ctx context.Context, accountID int64, number string
 func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain string) (int64, error) {
 	var id int64
 	err := db.write.QueryRowContext(ctx, `INSERT INTO sending_domains (account_id, domain, created_at) VALUES (?, ?, ?) RETURNING id`,
-		accountID, strings.ToLower(domain), db.now().UnixMilli()).Scan(&id)
+		accountID, answerdesk.DomainKey(domain), db.now().UnixMilli()).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add sending domain %s: %w", domain, err)
 	}
@@ -112,7 +111,7 @@ func (db *DB) AddSendingDomain(ctx context.Context, accountID int64, domain stri
 
 // BlacklistEmail forbids an address as a sending address of an account.
 func (db *DB) BlacklistEmail(ctx context.Context, accountID int64, email string) error {
-	return blacklistEmail(ctx, db.write, accountID, strings.ToLower(email), db.now().UnixMilli())
+	return blacklistEmail(ctx, db.write, accountID, answerdesk.EmailKey(email), db.now().UnixMilli())
 }
 
 // execer runs a statement on the database or in a transaction.

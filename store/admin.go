@@ -370,7 +370,7 @@ func (s *AdminService) userID(ctx context.Context, ref string) (int64, error) {
 	var id int64
 	var err error
 	if strings.Contains(ref, "@") {
-		err = s.db.write.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, strings.ToLower(ref)).Scan(&id)
+		err = s.db.write.QueryRowContext(ctx, `SELECT id FROM users WHERE email = ?`, answerdesk.EmailKey(ref)).Scan(&id)
 	} else {
 		n, ok := answerdesk.ParseID(ref)
 		if !ok {

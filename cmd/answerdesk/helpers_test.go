@@ -132,7 +132,14 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *servePr
 // stop sends SIGTERM and waits for exit 0.
 func (p *serveProc) stop(t *testing.T) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		t.Fatalf("serve exited before SIGTERM: %v\n%s", p.err, p.log())
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("send SIGTERM: %v", err)
+	}
 	select {
 	case <-p.exited:
 		if p.err != nil {
