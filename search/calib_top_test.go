@@ -18,8 +18,18 @@ func TestCalibTop(t *testing.T) {
 	if qs == "" {
 		t.Skip("CALIB_Q not set")
 	}
+	// A held-out question read this way would be tuned on: refuse them.
+	held := map[string]bool{}
+	for set := range heldOut {
+		for _, q := range loadQA(t, set+".json") {
+			held[strings.ToLower(strings.TrimSpace(q.Question))] = true
+		}
+	}
 	ix := shippedIndex(t)
 	for _, text := range strings.Split(qs, "|") {
+		if held[strings.ToLower(strings.TrimSpace(text))] {
+			t.Fatalf("%q is a held-out question", text)
+		}
 		debugDecide = func(q question, cands []scored) {
 			var ts []string
 			for _, x := range q.terms {
