@@ -81,6 +81,9 @@ func (m *clientMetadata) validate(metadataDoc bool) (code, desc string) {
 	default:
 		return "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"
 	}
+	if answerdesk.HasNUL(m.ClientName) {
+		return "invalid_client_metadata", "client_name must not contain the NUL character"
+	}
 	if utf8.RuneCountInString(m.ClientName) > maxClientName {
 		return "invalid_client_metadata", fmt.Sprintf("client_name is longer than %d characters", maxClientName)
 	}
