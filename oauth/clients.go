@@ -167,7 +167,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	var m clientMetadata
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRegistrationBytes))
 	if err := dec.Decode(&m); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the body is not a JSON client metadata object: "+err.Error())
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", metadataDecodeError(err))
 		return
 	}
 	if code, desc := m.validate(false); code != "" {
@@ -398,4 +398,21 @@ func (s *Server) authenticateClient(r *http.Request) (*answerdesk.OAuthClient, e
 		}
 	}
 	return c, nil
+}
+
+// metadataDecodeError says what is wrong with a registration body in the client's terms:
+// the decoder's own words name Go types and fields of this server.
+func metadataDecodeError(err error) string {
+	var (
+		typeErr *json.UnmarshalTypeError
+		tooBig  *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return fmt.Sprintf("the client metadata is larger than %d bytes", maxRegistrationBytes)
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("%s has the wrong type (%s): see RFC 7591 section 2", typeErr.Field, typeErr.Value)
+	default:
+		return "the body is not a JSON client metadata object"
+	}
 }
