@@ -111,6 +111,11 @@ func checkRedirectURI(s string) error {
 	if u.Fragment != "" || strings.Contains(s, "#") {
 		return fmt.Errorf("redirect URI %q has a fragment", s)
 	}
+	if u.User != nil {
+		// https://claude.ai@evil.example/ goes to evil.example, but reads as claude.ai to a
+		// person checking where an authorization goes.
+		return fmt.Errorf("redirect URI %q holds credentials (user@)", s)
+	}
 	if !asciiHost(u.Hostname()) {
 		return fmt.Errorf("redirect URI %q: write an internationalised host name as punycode (xn--...)", s)
 	}
