@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
@@ -81,8 +82,12 @@ func (m *clientMetadata) validate(metadataDoc bool) (code, desc string) {
 	default:
 		return "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"
 	}
-	if answerdesk.HasNUL(m.ClientName) {
-		return "invalid_client_metadata", "client_name must not contain the NUL character"
+	// The consent page shows the name to the person deciding: a control character (NUL,
+	// which PostgreSQL cannot keep, or a line break) or a text-direction override (U+202E
+	// makes "a\u202eelpmaxe.live" read "aevil.example" and turns the rest of the sentence
+	// around) would let a client dress its name up.
+	if strings.IndexFunc(m.ClientName, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0 {
+		return "invalid_client_metadata", "client_name must be plain text: no control or text-direction characters"
 	}
 	if utf8.RuneCountInString(m.ClientName) > maxClientName {
 		return "invalid_client_metadata", fmt.Sprintf("client_name is longer than %d characters", maxClientName)
