@@ -8,6 +8,7 @@ import (
 
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/internal/testdb"
+	"golang.org/x/oauth2"
 )
 
 // TestNULIsRefused checks that the OAuth endpoints refuse the NUL character in what they
@@ -37,6 +38,18 @@ func TestNULIsRefused(t *testing.T) {
 			b := newBrowser(t, app)
 			if p := b.signIn(b.get("/login"), "alice\x00@example.com", "test-password"); p.status != http.StatusUnprocessableEntity {
 				t.Errorf("sign-in with a NUL in the address: %d, want 422: %.300s", p.status, p.body)
+			}
+			// The consent form's answer, posted with a client_id holding a NUL: an unknown client.
+			cfg := publicClient(t, app, "messages:read")
+			p := b.get(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+			if p.url.Path == "/login" {
+				p = b.signIn(p, app.Alice.Email, "test-password")
+			}
+			form := p.hidden()
+			form.Set("client_id", cfg.ClientID+"\x00")
+			form.Set("decision", "allow")
+			if p := b.post("/oauth/authorize", form); p.status != http.StatusBadRequest || !strings.Contains(p.body, "unknown client_id") {
+				t.Errorf("consent answer for a client_id holding NUL: %d, want 400 naming an unknown client_id: %.300s", p.status, p.body)
 			}
 		})
 	}
