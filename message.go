@@ -241,6 +241,9 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 		v.Add("message", "must be a JSON object")
 		return nil, v.Err()
 	}
+	if err := RefuseNUL(obj); err != nil {
+		return nil, err
+	}
 	m := &MessageCreate{Strings: map[string]string{}}
 	m.Content, _ = v.text("content", in.Content, MaxContentLength)
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {

@@ -214,6 +214,9 @@ func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 	if _, ok := decodeRequest(body, &in); !ok {
 		return nil, errNotObject
 	}
+	if err := RefuseNUL(body); err != nil {
+		return nil, err
+	}
 	return toDoFields(&in, true)
 }
 

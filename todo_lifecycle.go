@@ -60,6 +60,9 @@ func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 	if _, ok := decodeRequest(body, &in); !ok {
 		return nil, errNotObject
 	}
+	if err := RefuseNUL(body); err != nil {
+		return nil, err
+	}
 	var v ValidationErrors
 	for _, f := range []struct {
 		name  string

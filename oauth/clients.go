@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
@@ -81,6 +82,13 @@ func (m *clientMetadata) validate(metadataDoc bool) (code, desc string) {
 	default:
 		return "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"
 	}
+	// The consent page shows the name to the person deciding: a control character (NUL,
+	// which PostgreSQL cannot keep, or a line break) or a text-direction override (U+202E
+	// makes "a\u202eelpmaxe.live" read "aevil.example" and turns the rest of the sentence
+	// around) would let a client dress its name up.
+	if strings.IndexFunc(m.ClientName, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }) >= 0 {
+		return "invalid_client_metadata", "client_name must be plain text: no control or text-direction characters"
+	}
 	if utf8.RuneCountInString(m.ClientName) > maxClientName {
 		return "invalid_client_metadata", fmt.Sprintf("client_name is longer than %d characters", maxClientName)
 	}
@@ -107,6 +115,11 @@ func checkRedirectURI(s string) error {
 	}
 	if u.Fragment != "" || strings.Contains(s, "#") {
 		return fmt.Errorf("redirect URI %q has a fragment", s)
+	}
+	if u.User != nil {
+		// https://claude.ai@evil.example/ goes to evil.example, but reads as claude.ai to a
+		// person checking where an authorization goes.
+		return fmt.Errorf("redirect URI %q holds credentials (user@)", s)
 	}
 	if !asciiHost(u.Hostname()) {
 		return fmt.Errorf("redirect URI %q: write an internationalised host name as punycode (xn--...)", s)
@@ -164,7 +177,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	var m clientMetadata
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRegistrationBytes))
 	if err := dec.Decode(&m); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", "the body is not a JSON client metadata object: "+err.Error())
+		oauthError(w, http.StatusBadRequest, "invalid_client_metadata", metadataDecodeError(err))
 		return
 	}
 	if code, desc := m.validate(false); code != "" {
@@ -249,7 +262,7 @@ var errUnknownClient = errors.New("unknown client")
 // the id is one. Fetches are throttled per client address: anyone can name a URL.
 func (s *Server) client(r *http.Request, id string) (*answerdesk.OAuthClient, error) {
 	ctx := r.Context()
-	if id == "" || len(id) > 2000 {
+	if id == "" || len(id) > 2000 || answerdesk.HasNUL(id) { // no client id holds a NUL, and PostgreSQL refuses one in a lookup
 		return nil, errUnknownClient
 	}
 	c, err := s.Store.FindClient(ctx, id)
@@ -395,4 +408,21 @@ func (s *Server) authenticateClient(r *http.Request) (*answerdesk.OAuthClient, e
 		}
 	}
 	return c, nil
+}
+
+// metadataDecodeError says what is wrong with a registration body in the client's terms:
+// the decoder's own words name Go types and fields of this server.
+func metadataDecodeError(err error) string {
+	var (
+		typeErr *json.UnmarshalTypeError
+		tooBig  *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &tooBig):
+		return fmt.Sprintf("the client metadata is larger than %d bytes", maxRegistrationBytes)
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("%s has the wrong type (%s): see RFC 7591 section 2", typeErr.Field, typeErr.Value)
+	default:
+		return "the body is not a JSON client metadata object"
+	}
 }

@@ -32,6 +32,9 @@ func TestRegistration(t *testing.T) {
 		{"implicit grant", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "grant_types": []string{"implicit"}}, 400, "invalid_client_metadata"},
 		{"unknown auth method", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "token_endpoint_auth_method": "private_key_jwt"}, 400, "invalid_client_metadata"},
 		{"unknown scope", map[string]any{"redirect_uris": []string{"https://example.com/cb"}, "scope": "messages:read everything"}, 400, "invalid_client_metadata"},
+		{"credentials before the host", map[string]any{"client_name": "Claude", "redirect_uris": []string{"https://claude.ai@evil.example/api/mcp/auth_callback"}}, 400, "invalid_redirect_uri"},
+		{"text-direction override in the name", map[string]any{"client_name": "a\u202eelpmaxe.live", "redirect_uris": []string{"https://example.com/cb"}}, 400, "invalid_client_metadata"},
+		{"line break in the name", map[string]any{"client_name": "Claude\nVerified by answerdesk", "redirect_uris": []string{"https://example.com/cb"}}, 400, "invalid_client_metadata"},
 		{"homoglyph host", map[string]any{"client_name": "Claude", "redirect_uris": []string{"https://сlaude.ai/api/mcp/auth_callback"}}, 400, "invalid_redirect_uri"},
 	}
 	for _, tc := range cases {

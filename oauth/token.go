@@ -49,6 +49,12 @@ func parseTokenForm(w http.ResponseWriter, r *http.Request) bool {
 			oauthError(w, http.StatusBadRequest, "invalid_request", k+" is repeated")
 			return false
 		}
+		// No code, token or client id holds a NUL, and PostgreSQL refuses one even in a
+		// lookup (a 500): refused here, as a malformed parameter.
+		if answerdesk.HasNUL(k) || answerdesk.HasNUL(v[0]) {
+			oauthError(w, http.StatusBadRequest, "invalid_request", "a parameter holds the NUL character")
+			return false
+		}
 	}
 	return true
 }

@@ -4,7 +4,10 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+
+	"github.com/answerdesk/answerdesk"
 )
 
 // securityHeaders adds the defensive headers to every response, pages and JSON errors
@@ -108,4 +111,41 @@ func (s *Server) loopbackClient(r *http.Request) bool {
 	// loopback above) names the client. A proxy that names it in another header only
 	// tells us nothing we read, so the client is taken to be remote.
 	return xff && s.trustedPeer(r)
+}
+
+// refuseNULInURL answers a request whose path or query holds the NUL character before any
+// handler looks it up: nothing the service keeps holds one (answerdesk.RefuseNUL), so such
+// a value can name nothing, and PostgreSQL refuses it even in a lookup, which made every
+// lookup by a path segment or a query parameter (a batch job id, an OAuth client_id, an
+// account number, a skill name) a 500 there. A path is 404 as any path naming nothing; a
+// query parameter is the API's bad-parameter error naming it (422 on /api/v2, 400
+// rest_invalid_param elsewhere).
+func (s *Server) refuseNULInURL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answerdesk.HasNUL(r.URL.Path) {
+			s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+strconv.Quote(r.URL.Path), "", nil)
+			return
+		}
+		if !strings.Contains(r.URL.RawQuery, "%00") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		for name, values := range r.URL.Query() {
+			for _, v := range append(values, name) {
+				if !answerdesk.HasNUL(v) {
+					continue
+				}
+				const msg = "must not contain the NUL character"
+				param := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "?")
+				if strings.HasPrefix(r.URL.Path, "/api/v2/") {
+					s.writeErrorObject(w, http.StatusUnprocessableEntity, "invalid_parameter", "invalid parameter "+param+": "+msg, "",
+						[]answerdesk.FieldError{{Field: param, Message: msg}})
+				} else {
+					s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, "invalid parameter "+param+": "+msg, "", nil)
+				}
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/answerdesk/answerdesk/internal/testapp"
+	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/rest"
 )
 
@@ -124,4 +126,36 @@ func TestMetricsProtection(t *testing.T) {
 			t.Fatalf("separate listener: %d %s", resp.StatusCode, body)
 		}
 	})
+}
+
+// TestNULInURLIsRefused checks that a path or query parameter holding the NUL character
+// (%00) is refused before any lookup, on every engine: PostgreSQL refuses a NUL even in a
+// lookup, so a batch job id, an OAuth client_id, an account number or a filter holding
+// one was a 500 there.
+func TestNULInURLIsRefused(t *testing.T) {
+	for _, engine := range testdb.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			app := testapp.NewOn(t, engine)
+			cases := []struct {
+				name, path, token string
+				status            int
+				code, field       string
+			}{
+				{"path segment", "/api/v2/accounts/10%0001", app.Admin.Token, 404, "rest_no_route", ""},
+				{"message uuid", "/api/v2/messages/a%00b", app.Alice.Token, 404, "rest_no_route", ""},
+				{"filter", "/api/v2/call-recordings?skill_name=a%00b", app.Alice.Token, 422, "invalid_parameter", "skill_name"},
+				{"batch job id", "/api/v1/batch/jobs/job_%00", "", 404, "rest_no_route", ""},
+				{"oauth client_id", "/oauth/authorize?response_type=code&client_id=a%00", "", 400, "rest_invalid_param", ""},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					var fields []string
+					if c.field != "" {
+						fields = append(fields, c.field)
+					}
+					wantError(t, app.Do(t, "GET", c.path, c.token, nil), c.status, c.code, fields...)
+				})
+			}
+		})
+	}
 }

@@ -92,7 +92,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	s.pages = newPageCache(cmp.Or(s.PageCacheBytes, DefaultPageCacheBytes))
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
+	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, s.refuseNULInURL, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r, "no route matches "+r.Method+" "+r.URL.Path)
 	})
@@ -202,8 +202,11 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.Ready != nil {
 		if err := s.Ready(r.Context()); err != nil {
-			s.Logger.WarnContext(r.Context(), "not ready", "err", err)
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
+			// Anyone may ask, so the reason goes to the log only: a driver's error names the
+			// database's host, user and name, or the data directory's path.
+			s.Logger.WarnContext(r.Context(), "not ready", "err", err, "request_id", requestID(r.Context()))
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+				"error": "the database does not answer or its schema is not current; the server log says why"})
 			return
 		}
 	}

@@ -167,6 +167,9 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 	if len(name) > 100 {
 		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name too long", Fields: []answerdesk.FieldError{{Field: "name", Message: "must be at most 100 characters"}}}
 	}
+	if answerdesk.HasNUL(name) {
+		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name holds a NUL character", Fields: []answerdesk.FieldError{{Field: "name", Message: "must not contain the NUL character"}}}
+	}
 	now := s.db.now()
 	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}
 	err := s.db.write.QueryRowContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
