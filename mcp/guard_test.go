@@ -144,7 +144,7 @@ func TestGuardUnits(t *testing.T) {
 	g := newGuard(Config{BaseURL: "http://localhost:8080"})
 	for host, want := range map[string]bool{
 		"localhost:8080": true, "127.0.0.1": true, "[::1]:8080": true, "app.localhost": true, "127.0.0.2:1": true,
-		"": false, "10.0.0.1": false, "example.com": false,
+		"": false, "10.0.0.1": false, "example.com": false, "localhost:18931.evil.example": false, "localhost:": false,
 	} {
 		if got := g.hostAllowed(host); got != want {
 			t.Errorf("host %q: %v, want %v", host, got, want)

@@ -296,12 +296,15 @@ func (g guard) originAllowed(origin string) bool {
 }
 
 // hostName is the lower-cased host of a Host header or URL host, without port, brackets or
-// a trailing dot.
+// a trailing dot; "" when the port is not a number ("localhost:80.evil.example" names no
+// loopback host).
 func hostName(hostport string) string {
 	hostport = strings.TrimSpace(hostport)
-	h, _, err := net.SplitHostPort(hostport)
+	h, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		h = hostport
+	} else if port == "" || strings.Trim(port, "0123456789") != "" {
+		return ""
 	}
 	h = strings.Trim(h, "[]")
 	return strings.TrimSuffix(strings.ToLower(h), ".")
