@@ -186,7 +186,7 @@ type MessageCreateRequest struct {
 	EscalationLevelID Opt[json.Number]     `json:"escalation_level_id,omitzero" jsonschema:"Escalation level to start the message at."`
 	FromAIAssistant   Opt[bool]            `json:"from_ai_assistant,omitzero" jsonschema:"The message was taken by an AI assistant; sets origin to AI_CALL when origin is not given."`
 	IsEmergency       Opt[bool]            `json:"is_emergency,omitzero" jsonschema:"Flag the message as an emergency. Default false."`
-	Answers           Opt[json.RawMessage] `json:"answers,omitzero" jsonschema:"Answers to script questions, keyed by question name (at most 100 questions, 32 KiB of JSON)."`
+	Answers           Opt[json.RawMessage] `json:"answers,omitzero" jsonschema:"Answers to script questions, keyed by question name (at most 100 questions, 32 KiB of JSON, nested at most 32 deep)."`
 	MessageDetails
 }
 
@@ -230,6 +230,9 @@ const (
 	MaxStringLength  = 1000
 	MaxAnswers       = 100
 	MaxAnswersBytes  = 32 << 10
+	// MaxAnswersDepth bounds nesting: 32 KiB of brackets is 16,000 levels, past the
+	// recursion limits of common JSON decoders (Python's is about 1,000) that read it back.
+	MaxAnswersDepth = 32
 )
 
 // ParseMessageCreate reads the "message" object of a create request (a
@@ -285,6 +288,8 @@ func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
 			v.Add("answers", fmt.Sprintf("must have at most %d questions", MaxAnswers))
 		case len(b) > MaxAnswersBytes:
 			v.Add("answers", fmt.Sprintf("must be at most %d bytes", MaxAnswersBytes))
+		case jsonDepth(b) > MaxAnswersDepth:
+			v.Add("answers", fmt.Sprintf("must nest objects and arrays at most %d deep", MaxAnswersDepth))
 		default:
 			m.Answers = answers
 		}
@@ -321,4 +326,25 @@ type MessageService interface {
 	AcknowledgeMessage(ctx context.Context, c *Caller, idOrUUID string) (*Message, error)
 	// SetMessageRead sets the message's read flag. Idempotent.
 	SetMessageRead(ctx context.Context, c *Caller, idOrUUID string, read bool) (*Message, error)
+}
+
+// jsonDepth is the deepest nesting of objects and arrays in a JSON text (the answers object
+// itself is 1).
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }

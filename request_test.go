@@ -3,6 +3,7 @@ package answerdesk_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -101,6 +102,30 @@ func TestToDoUpdateRequestHasCreateProperties(t *testing.T) {
 	for _, p := range []string{"account_number", "delivery_type"} {
 		if _, err := answerdesk.ParseToDoPatch([]byte(`{"` + p + `": null}`)); err == nil {
 			t.Errorf("PATCH naming %s is accepted", p)
+		}
+	}
+}
+
+func TestAnswersDepth(t *testing.T) {
+	nest := func(n int) string {
+		return `{"content":"x","answers":` + strings.Repeat(`{"a":`, n) + `1` + strings.Repeat(`}`, n) + `}`
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"at the bound", nest(answerdesk.MaxAnswersDepth), true},
+		{"one past", nest(answerdesk.MaxAnswersDepth + 1), false},
+		{"arrays count", `{"content":"x","answers":{"a":` + strings.Repeat(`[`, answerdesk.MaxAnswersDepth) + strings.Repeat(`]`, answerdesk.MaxAnswersDepth) + `}}`, false},
+		{"brackets in strings do not", `{"content":"x","answers":{"a":"` + strings.Repeat(`{[`, 100) + `\"{"}}`, true},
+	} {
+		_, err := answerdesk.ParseMessageCreate([]byte(tc.body))
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err = %v, want ok %v", tc.name, err, tc.ok)
+		}
+		if !tc.ok && !strings.Contains(fmt.Sprint(err), "deep") {
+			t.Errorf("%s: err = %v, want the depth named", tc.name, err)
 		}
 	}
 }
