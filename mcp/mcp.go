@@ -550,6 +550,10 @@ func readArgs(req mcpgo.CallToolRequest, known ...string) (args, error) {
 			return args{}, invalidArg(name, "is not an argument of this tool", "Remove it; this tool takes "+takes+".")
 		}
 	}
+	// The text rule of every request (answerdesk.ValidText), before any argument is read.
+	if bad := answerdesk.TextErrors(m, ""); len(bad) > 0 {
+		return args{}, invalidArg(bad[0].Field, bad[0].Message, "Remove the NUL characters (\u0000) from "+bad[0].Field+".")
+	}
 	return args{m: m}, nil
 }
 
