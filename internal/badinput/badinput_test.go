@@ -406,7 +406,7 @@ func (h *harness) operations(d doc, api string, prefixes []string, token string,
 		}
 		var allowed []string
 		for m := range item {
-			if m != "parameters" {
+			if slices.Contains([]string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}, m) {
 				allowed = append(allowed, strings.ToUpper(m))
 			}
 		}
@@ -960,8 +960,13 @@ func (h *harness) restPaths(ops []operation) {
 				continue
 			}
 			a := h.check(request{kind: "method", method: m, url: url, token: op.token, body: []byte(`{}`), hasBody: m != "GET"}, false, "", 405)
-			if a.status == 405 && a.header.Get("Allow") == "" {
-				h.failf("method (Allow)", "%s %s: 405 without Allow", m, url)
+			if a.status == 405 {
+				allow := strings.Split(strings.ReplaceAll(a.header.Get("Allow"), " ", ""), ",")
+				for _, want := range op.allowed {
+					if !slices.Contains(allow, want) {
+						h.failf("method (Allow)", "%s %s: 405 with Allow %q, without the documented %s", m, url, a.header.Get("Allow"), want)
+					}
+				}
 			}
 		}
 		h.check(request{kind: "HEAD/OPTIONS", method: "HEAD", url: url, token: op.token}, true, "")
@@ -1009,6 +1014,16 @@ func (h *harness) mcpServers(ids map[string]string) {
 		}
 		for _, tool := range list.Tools {
 			h.mcpTool(c, srv.path, tool, ids)
+		}
+		// A tool that does not exist: a JSON-RPC error or a tool error, not an internal one.
+		for _, name := range []string{"no_such_tool", "", "get_company_info\u0000", long} {
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name = name
+			res, err := c.CallTool(ctx, req)
+			h.counts["mcp unknown tool"]++
+			if err == nil && !res.IsError || err != nil && strings.Contains(strings.ToLower(err.Error()), "internal") {
+				h.failf("mcp unknown tool", "%s %.40q: %v %v", srv.path, name, res, err)
+			}
 		}
 		_ = c.Close()
 		// Raw JSON-RPC bodies that are not requests: a JSON-RPC error, never a 500.
@@ -1105,7 +1120,22 @@ func (h *harness) mcpTool(c *client.Client, server string, tool mcpgo.Tool, ids 
 	if valid != nil {
 		callTool("mcp valid arguments", base(), false, "")
 	}
-	callTool("mcp unknown argument", set(base(), []string{"no_such_argument"}, "x").(map[string]any), false, "")
+	callTool("mcp unknown argument", set(base(), []string{"no_such_argument"}, "x").(map[string]any), true, "no_such_argument")
+	// Arguments that are not an object.
+	for _, a := range []any{"x", []any{1}, json.Number("5"), true} {
+		h.last = ""
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = tool.Name
+		req.Params.Arguments = a
+		res, err := c.CallTool(context.Background(), req)
+		h.counts["mcp arguments not an object"]++
+		switch {
+		case err != nil && (strings.Contains(strings.ToLower(err.Error()), "internal") || !strings.Contains(strings.ToLower(err.Error()), "invalid")):
+			h.failf("mcp arguments not an object", "%s %s %v: %v", server, tool.Name, a, err)
+		case err == nil && !res.IsError:
+			h.failf("mcp arguments not an object", "%s %s %v: accepted", server, tool.Name, a)
+		}
+	}
 	for _, req := range tool.InputSchema.Required {
 		b := base()
 		delete(b, req)
