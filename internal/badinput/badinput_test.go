@@ -635,6 +635,15 @@ func (c *corpus) values(s map[string]any) []any {
 	return vals
 }
 
+// TestBadInputCorpus sends testdata/corpus.json to every operation the served OpenAPI
+// documents list (/api/v2, and /api/v1 on each of its servers, the sandbox included) and to
+// every tool the three MCP servers list, so that a new operation or tool is covered (or, with
+// a body or arguments, asks for a valid example in the corpus). A value the documented schema
+// refuses (a wrong type, an unknown enum value, a bad date, out of range, over maxLength, a
+// NUL) must be refused: a 4xx with the contract's error object (CONTRACT §1.2) whose errors[]
+// names the field on a 422, or a tool error naming the argument. A value the schema allows
+// may be taken. Nothing may be a 5xx or an internal error, and a refused write must leave
+// the database as it was. It runs on the engine the suites run on (ANSWERDESK_TEST_ENGINE).
 func TestBadInputCorpus(t *testing.T) {
 	start := time.Now()
 	app := testapp.NewPublic(t)
@@ -950,37 +959,39 @@ func (h *harness) restOperation(op operation, d doc, ids map[string]string) {
 func (h *harness) restPaths(ops []operation) {
 	seen := map[string]bool{}
 	for _, op := range ops {
-		url := op.url(nil)
-		if seen[url] {
+		path := op.url(nil)
+		if seen[path] {
 			continue
 		}
-		seen[url] = true
+		seen[path] = true
 		for _, m := range h.c.Methods {
 			if slices.Contains(op.allowed, m) {
 				continue
 			}
-			a := h.check(request{kind: "method", method: m, url: url, token: op.token, body: []byte(`{}`), hasBody: m != "GET"}, false, "", 405)
+			a := h.check(request{kind: "method", method: m, url: path, token: op.token, body: []byte(`{}`), hasBody: m != "GET"}, false, "", 405)
 			if a.status == 405 {
 				allow := strings.Split(strings.ReplaceAll(a.header.Get("Allow"), " ", ""), ",")
 				for _, want := range op.allowed {
 					if !slices.Contains(allow, want) {
-						h.failf("method (Allow)", "%s %s: 405 with Allow %q, without the documented %s", m, url, a.header.Get("Allow"), want)
+						h.failf("method (Allow)", "%s %s: 405 with Allow %q, without the documented %s", m, path, a.header.Get("Allow"), want)
 					}
 				}
 			}
 		}
-		h.check(request{kind: "HEAD/OPTIONS", method: "HEAD", url: url, token: op.token}, true, "")
-		h.check(request{kind: "HEAD/OPTIONS", method: "OPTIONS", url: url, token: op.token}, true, "")
-		a := h.send(request{kind: "trailing slash", method: "GET", url: url + "/", token: op.token})
+		h.check(request{kind: "HEAD/OPTIONS", method: "HEAD", url: path, token: op.token}, true, "")
+		h.check(request{kind: "HEAD/OPTIONS", method: "OPTIONS", url: path, token: op.token}, true, "")
+		a := h.send(request{kind: "trailing slash", method: "GET", url: path + "/", token: op.token})
 		if a.status >= 500 || a.status >= 400 && a.status != 404 && a.status != 405 {
-			h.failf("trailing slash", "GET %s/: %d %.200s", url, a.status, a.body)
+			h.failf("trailing slash", "GET %s/: %d %.200s", path, a.status, a.body)
 		} else if a.status >= 400 {
-			h.errorObject("trailing slash", "GET "+url+"/", a, "")
+			h.errorObject("trailing slash", "GET "+path+"/", a, "")
 		}
-		if op.api == "v2" && !strings.HasSuffix(url, "openapi.json") {
+		if op.api == "v2" && !strings.HasSuffix(path, "openapi.json") {
 			for _, tok := range []string{"", "ak_short", "ak_" + strings.Repeat("A", 43), "ak_\xff"} {
-				r := request{kind: "bad token", method: op.method, url: url, token: tok}
-				h.check(r, false, "", 401)
+				r := request{kind: "bad token", method: op.method, url: path, token: tok}
+				if a := h.check(r, false, "", 401); a.status == 401 && !strings.HasPrefix(a.header.Get("WWW-Authenticate"), "Bearer") {
+					h.failf("bad token", "%s %s: 401 without WWW-Authenticate: Bearer", op.method, path)
+				}
 			}
 		}
 	}
