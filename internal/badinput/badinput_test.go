@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -521,7 +522,7 @@ func violates(s map[string]any, v any, required bool) bool {
 		if err != nil {
 			return true
 		}
-		if typ == "integer" && (!f.IsInt() || f.Cmp(big.NewFloat(1<<62)) > 0 || f.Cmp(big.NewFloat(-(1<<62))) < 0) {
+		if typ == "integer" && (!f.IsInt() || f.Cmp(new(big.Float).SetInt64(math.MaxInt64)) > 0 || f.Cmp(new(big.Float).SetInt64(math.MinInt64)) < 0) {
 			return true
 		}
 		if m, ok := s["minimum"].(float64); ok && f.Cmp(big.NewFloat(m)) < 0 {
