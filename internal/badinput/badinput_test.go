@@ -39,6 +39,7 @@ type corpus struct {
 	ContentTypes   []string                      `json:"content_types"`
 	HeaderValues   []string                      `json:"header_values"`
 	QueryCombos    map[string][]string           `json:"query_combos"`
+	RequiredQuery  map[string]map[string]string  `json:"required_query"`
 	ValidDates     []string                      `json:"valid_dates"`
 	Methods        []string                      `json:"methods"`
 	ValidBodies    map[string]map[string]any     `json:"valid_bodies"`
@@ -257,6 +258,9 @@ func (h *harness) errorObject(kind, what string, a answer, field string) {
 	}
 	if a.status != 422 && len(e.Errors) > 0 {
 		h.failf(kind, "%s: errors[] on a %d: %.300s", what, a.status, a.body)
+	}
+	if a.status == 400 && field != "" && e.Code != "processing_error" && !strings.Contains(e.Message, field) {
+		h.failf(kind+" (field)", "%s: 400 message %q does not name %q", what, e.Message, field)
 	}
 	if a.status == 422 && field != "" {
 		named := false
@@ -803,6 +807,21 @@ func (h *harness) restOperation(op operation, d doc, ids map[string]string) {
 			h.check(r, false, "", 404, badStatus(op.api))
 		}
 	}
+	// required is the operation's required query parameters but name, with the corpus's
+	// valid values, as a query prefix ("q=pricing&"), so that a bad value is the only fault.
+	required := func(name string) string {
+		var out string
+		for _, p := range op.params {
+			if p["in"] == "query" && p["required"] == true && p["name"] != name {
+				v, ok := h.c.RequiredQuery[op.key()][p["name"].(string)]
+				if !ok {
+					t.Errorf("%s: add a valid %s to testdata/corpus.json required_query", op.key(), p["name"])
+				}
+				out += p["name"].(string) + "=" + v + "&"
+			}
+		}
+		return out
+	}
 	// Bad query values, for each query parameter, alone, repeated and empty.
 	for _, p := range op.params {
 		if p["in"] != "query" {
@@ -827,7 +846,7 @@ func (h *harness) restOperation(op operation, d doc, ids map[string]string) {
 		for _, v := range vals {
 			r := base
 			r.kind = "query value"
-			r.url = base.url + "?" + name + "=" + expand(v, 0)
+			r.url = base.url + "?" + required(name) + name + "=" + expand(v, 0)
 			raw := expand(v, 0)
 			if un, err := url.QueryUnescape(raw); err == nil {
 				raw = un
@@ -853,11 +872,11 @@ func (h *harness) restOperation(op operation, d doc, ids map[string]string) {
 			if op.key() == "GET /search" && name == "q" && raw != "" {
 				strict = false // any text is a query
 			}
-			h.check(r, !strict, "", badStatus(op.api))
+			h.check(r, !strict, name, badStatus(op.api))
 		}
 		r := base
 		r.kind = "query repeated"
-		r.url = base.url + "?" + name + "=1&" + name + "=2"
+		r.url = base.url + "?" + required(name) + name + "=1&" + name + "=2"
 		h.check(r, true, "")
 	}
 	// Combinations of parameters (inverted ranges, last pages, foreign cursors): taken or
@@ -872,7 +891,7 @@ func (h *harness) restOperation(op operation, d doc, ids map[string]string) {
 				continue // not a date
 			}
 			for _, v := range h.c.ValidDates {
-				if a := h.send(request{kind: "valid date", method: op.method, url: base.url + "?" + p["name"].(string) + "=" + v, token: op.token}); a.status != 200 {
+				if a := h.send(request{kind: "valid date", method: op.method, url: base.url + "?" + required(p["name"].(string)) + p["name"].(string) + "=" + v, token: op.token}); a.status != 200 {
 					h.failf("valid date", "%s %s?%s=%s: %d %.200s", op.method, base.url, p["name"], v, a.status, a.body)
 				}
 			}
