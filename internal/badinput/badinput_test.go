@@ -629,12 +629,21 @@ func set(body any, path []string, v any) any {
 
 func dotted(path []string) string { return strings.ReplaceAll(strings.Join(path, "."), ".0", "") }
 
-// values are the corpus values to try on a property of schema s: its wrong types, the edge
-// values, unknown enum values, and bad dates and times where the schema has a pattern.
+// values are the corpus values to try on a property of schema s: its wrong types, its
+// kind's edge values, unknown enum values, and bad dates and times where the schema has a pattern.
 func (c *corpus) values(s map[string]any) []any {
 	typ, _ := schemaType(s)
 	vals := slices.Clone(c.WrongTypes[typ])
-	vals = append(vals, c.EdgeValues...)
+	// The edge values of the property's own kind (null and "" for every kind): the other
+	// kinds' are wrong types, which wrong_types samples already.
+	numeric := typ == "integer" || typ == "number"
+	for _, v := range c.EdgeValues {
+		_, isNumber := v.(json.Number)
+		str, isString := v.(string)
+		if v == nil || str == "" && isString || isNumber && (numeric || typ == "") || isString && !numeric {
+			vals = append(vals, v)
+		}
+	}
 	if len(asList(s["enum"])) > 0 {
 		vals = append(vals, c.UnknownEnum...)
 	}
