@@ -39,6 +39,25 @@ type MergeData struct {
 type PayloadField struct {
 	Field string `json:"field" jsonschema:"Field name in the body (at most 200 bytes)."`
 	Value string `json:"value" jsonschema:"Value, with merge variables resolved per message (at most 10000 bytes). Resolved values are always strings."`
+	// noValue: decoded from JSON without a value, or with null (the documented body
+	// requires a string, "" for an empty one), for the create rule to refuse.
+	noValue bool
+}
+
+// UnmarshalJSON decodes a field and records whether it had a value.
+func (f *PayloadField) UnmarshalJSON(b []byte) error {
+	var in struct {
+		Field string  `json:"field"`
+		Value *string `json:"value"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*f = PayloadField{Field: in.Field, noValue: in.Value == nil}
+	if in.Value != nil {
+		f.Value = *in.Value
+	}
+	return nil
 }
 
 // Payload types of an external API method.

@@ -260,7 +260,9 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 			case len(f.Field) > 200:
 				v.Add(p+".field", "must be at most 200 characters")
 			}
-			if len(f.Value) > MaxPayloadValueLength {
+			if f.noValue {
+				v.Add(p+".value", `is required: a string, "" for an empty value`)
+			} else if len(f.Value) > MaxPayloadValueLength {
 				v.Add(p+".value", fmt.Sprintf("must be at most %d characters", MaxPayloadValueLength))
 			} else if unknown := UnknownMergeVariables(f.Value); len(unknown) > 0 {
 				v.Add(p+".value", "unknown merge variable "+strings.Join(unknown, ", ")+

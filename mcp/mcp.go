@@ -11,6 +11,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -19,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -144,11 +146,35 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
 		server.WithStreamableHTTPLogger(logger),
 	)
-	h.next = h.streamable
+	h.next = refuseNull(h.streamable)
 	if cfg.Authenticate != nil {
-		h.next = cfg.Authenticate(h.streamable)
+		h.next = cfg.Authenticate(h.next)
 	}
 	return h
+}
+
+// refuseNull answers a POST whose body is the JSON null with a JSON-RPC invalid request
+// (400): the SDK takes null for a message that is not an initialize and answers 404
+// "Invalid session ID", which tells a client its session expired, not that it sent nothing.
+func refuseNull(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, err := io.ReadAll(r.Body)
+			if err == nil && string(bytes.TrimSpace(body)) == "null" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request body must be a JSON-RPC message (an object), not null"}}`))
+				return
+			}
+			// The SDK reads the body as it was, a read error (over the size limit) included.
+			var rest io.Reader = bytes.NewReader(body)
+			if err != nil {
+				rest = io.MultiReader(rest, errReader{err})
+			}
+			r.Body = io.NopCloser(rest)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 type endpoint struct {
@@ -552,6 +578,10 @@ func readArgs(req mcpgo.CallToolRequest, known ...string) (args, error) {
 			}
 			return args{}, invalidArg(name, "is not an argument of this tool", "Remove it; this tool takes "+takes+".")
 		}
+	}
+	// The text rule of every request (answerdesk.ValidText), before any argument is read.
+	if bad := answerdesk.TextErrors(m, ""); len(bad) > 0 {
+		return args{}, invalidArg(bad[0].Field, bad[0].Message, "Remove the NUL characters (\u0000) from "+bad[0].Field+".")
 	}
 	return args{m: m}, nil
 }

@@ -80,6 +80,8 @@ func TestOnCallContacts(t *testing.T) {
 		{"bad_payload_type", method(`{"url":"https://a.example","payload_type":"XML","data":[{"field":"a","value":"b"}]}`), "delivery_methods[0].payload_type"},
 		{"no_data", method(`{"url":"https://a.example"}`), "delivery_methods[0].data"},
 		{"empty_field", method(`{"url":"https://a.example","data":[{"field":"","value":"b"}]}`), "delivery_methods[0].data[0].field"},
+		{"null_value", method(`{"url":"https://a.example","data":[{"field":"a","value":null}]}`), "delivery_methods[0].data[0].value"},
+		{"no_value", method(`{"url":"https://a.example","data":[{"field":"a"}]}`), "delivery_methods[0].data[0].value"},
 		{"unknown_merge_variable", method(`{"url":"https://a.example","data":[{"field":"a","value":"{{message.nope}}"}]}`), "delivery_methods[0].data[0].value"},
 		{"basic_auth_half", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"basic_auth":{"username":"u"}}`), "delivery_methods[0].basic_auth"},
 		{"reserved_header_host", method(`{"url":"https://a.example","data":[{"field":"a","value":"b"}],"headers":{"Host":"evil.example"}}`), "delivery_methods[0].headers"},

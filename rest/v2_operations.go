@@ -1,7 +1,10 @@
 package rest
 
 import (
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 
 	"github.com/go-chi/chi/v5"
 
@@ -218,7 +221,41 @@ func (s *Server) v2Routes(r chi.Router) {
 
 // handler serves op.
 func (s *Server) handler(op serverOperation) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { op.handle(s, w, r) }
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.checkText(w, r) {
+			op.handle(s, w, r)
+		}
+	}
+}
+
+// checkText refuses a request whose path parameters or query values are not text
+// (answerdesk.ValidText: invalid UTF-8, or a NUL) before any handler reads them: a path
+// parameter names no resource (404), a query value is a bad parameter (422 on its name).
+// It reports whether the request may go on.
+func (s *Server) checkText(w http.ResponseWriter, r *http.Request) bool {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		for i, key := range rc.URLParams.Keys {
+			if i < len(rc.URLParams.Values) && !answerdesk.ValidText(rc.URLParams.Values[i]) {
+				s.Error(w, r, answerdesk.Errorf(answerdesk.ENOTFOUND, "no resource has this %s: it is not valid UTF-8 text, or holds a NUL character", key))
+				return false
+			}
+		}
+	}
+	var errs answerdesk.ValidationErrors
+	query := r.URL.Query()
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		for _, v := range query[name] {
+			if !answerdesk.ValidText(name) || !answerdesk.ValidText(v) {
+				errs.Add(url.QueryEscape(name), answerdesk.InvalidTextMessage)
+				break
+			}
+		}
+	}
+	if err := errs.Err(); err != nil {
+		s.Error(w, r, err)
+		return false
+	}
+	return true
 }
 
 // v2Ops are the declarations of v2Operations.

@@ -87,6 +87,10 @@ const batchColumns = `id, sandbox, status, requests, responses, created_at, expi
 
 // FindBatchJob returns an unexpired job.
 func (s *BatchJobs) FindBatchJob(ctx context.Context, id string, now time.Time) (*answerdesk.BatchJob, error) {
+	if !answerdesk.ValidText(id) {
+		// No job has such an id; PostgreSQL would refuse the query (NUL, invalid UTF-8).
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %q (jobs are kept 24 hours)", id)
+	}
 	j, err := scanBatchJob(s.db.rd.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batch_jobs WHERE id = ? AND expires_at > ?`, id, now.UnixMilli()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %q (jobs are kept 24 hours)", id)

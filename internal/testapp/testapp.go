@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/internal/app"
 	"github.com/answerdesk/answerdesk/internal/testdb"
 	"github.com/answerdesk/answerdesk/oauth"
@@ -87,6 +89,13 @@ func New(t testing.TB) *App {
 // it starts another replica on the same database, as replicas behind a load balancer are.
 func Serve(t testing.TB, dsn string, clock *Clock) *App {
 	t.Helper()
+	return serve(t, dsn, clock, nil)
+}
+
+// serve is Serve; a non-nil site also serves the public API, the site and the three MCP
+// servers from that content, with the public rate limit off (tests send many requests).
+func serve(t testing.TB, dsn string, clock *Clock, site fs.FS) *App {
+	t.Helper()
 	server := httptest.NewUnstartedServer(nil)
 	// The service is assembled as "answerdesk serve" assembles it (internal/app), without
 	// the content, the MCP servers and the workers: tests mount and run what they need.
@@ -98,12 +107,14 @@ func Serve(t testing.TB, dsn string, clock *Clock) *App {
 		Now:          clock.Now,
 		PasswordCost: bcrypt.MinCost,
 		Version:      "test",
+		Content:      site,
 	})
 	if err != nil {
 		server.Close()
 		t.Fatalf("open the app: %v", err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	a := &App{DB: m.DB, Clock: clock, Server: server, Rest: m.Rest, Signer: m.Signer, Messages: m.Messages,
 		Recordings: m.Recordings, ToDos: m.ToDos, Dispatch: m.Dispatch, OAuth: m.OAuth}
 	server.Config.Handler = m.Handler
@@ -128,9 +139,22 @@ func OpenStore(t testing.TB, engine, name string) *store.DB {
 // NewOn starts an App on a fresh database of the engine (testdb.SQLite or testdb.Postgres).
 func NewOn(t testing.TB, engine string) *App {
 	t.Helper()
+	return newOn(t, engine, nil)
+}
+
+// NewPublic is New with the shipped content: the public API /api/v1 (and its sandbox and
+// batch), the site and docs, and the three MCP servers (/mcp/public, /mcp/docs, and
+// /mcp/account, which takes the fixture users' tokens) are served too.
+func NewPublic(t testing.TB) *App {
+	t.Helper()
+	return newOn(t, testdb.Engine(), content.Embedded())
+}
+
+func newOn(t testing.TB, engine string, site fs.FS) *App {
+	t.Helper()
 	ctx := context.Background()
 	clock := &Clock{now: Start}
-	a := Serve(t, testdb.DSN(t, engine, "answerdesk.db"), clock)
+	a := serve(t, testdb.DSN(t, engine, "answerdesk.db"), clock, site)
 	db := a.DB
 	var err error
 	if a.Acme, err = db.CreateAccount(ctx, "1001", "Acme Plumbing", "America/New_York"); err != nil {

@@ -1,0 +1,78 @@
+package answerdesk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text that a request gives (a body's strings, a query value, a path segment, an MCP
+// argument) must be text that every database engine stores and compares as given: valid
+// UTF-8 without NUL characters. PostgreSQL's text type refuses both, so on PostgreSQL such a
+// value failed the query (a 500) where SQLite took it; the rule makes both engines refuse it
+// the same way, before any query. (A JSON body's invalid UTF-8 is already replaced by U+FFFD
+// when it is decoded, so from a body only NUL, written \u0000, reaches it.)
+
+// InvalidTextMessage is the error message of a value that is not ValidText.
+const InvalidTextMessage = `must be valid UTF-8 text without NUL characters (\u0000)`
+
+// ValidText reports whether s is valid UTF-8 without NUL characters.
+func ValidText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// TextErrors names every string (or object key) in v, a decoded JSON value, that is not
+// ValidText. path is v's own name ("" for a whole body); properties are joined with ".",
+// array items written [i], as every other field error names them.
+func TextErrors(v any, path string) []FieldError {
+	var out []FieldError
+	switch v := v.(type) {
+	case string:
+		if !ValidText(v) {
+			out = append(out, FieldError{Field: path, Message: InvalidTextMessage})
+		}
+	case []any:
+		for i, e := range v {
+			out = append(out, TextErrors(e, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			name := k
+			if path != "" {
+				name = path + "." + k
+			}
+			if !ValidText(k) {
+				out = append(out, FieldError{Field: name, Message: "is a property name that " + InvalidTextMessage})
+				continue
+			}
+			out = append(out, TextErrors(v[k], name)...)
+		}
+	}
+	return out
+}
+
+// CheckBodyText is the 422 naming each property of a JSON request body that holds a
+// string that is not ValidText, nil when there is none. A body that is not JSON is left to
+// its parser (nil).
+func CheckBodyText(body []byte) error {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return nil // the only way a decoded body holds a NUL
+	}
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil || v == nil {
+		return nil // not one object: its parser says so
+	}
+	var errs ValidationErrors
+	for _, f := range TextErrors(v, "") {
+		errs.Add(f.Field, f.Message)
+	}
+	return errs.Err()
+}
