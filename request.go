@@ -157,15 +157,10 @@ func RefuseNUL(body []byte) error {
 	}
 	var v ValidationErrors
 	for _, path := range nulPaths(body) {
-		v.Add(path, "must not contain the NUL character (\\u0000)")
+		v.Add(path, InvalidTextMessage)
 	}
 	return v.Err()
 }
-
-// HasNUL reports whether s holds the NUL character, which no text the service keeps may
-// hold (see RefuseNUL); text that does not come in a JSON body (a form field, a fetched
-// document) is checked with it.
-func HasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 // nulPaths lists the paths of the keys and string values of the JSON value body that
 // hold a NUL character, in document order.
@@ -228,13 +223,13 @@ func nulPaths(body []byte) []string {
 		case string:
 			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].member {
 				stack[n-1].key, stack[n-1].member = t, false
-				if HasNUL(t) {
+				if strings.IndexByte(t, 0) >= 0 {
 					out = append(out, path())
 				}
 				continue
 			}
 			value()
-			if HasNUL(t) {
+			if strings.IndexByte(t, 0) >= 0 {
 				out = append(out, path())
 			}
 			done()

@@ -1,8 +1,6 @@
 package answerdesk
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,7 +12,9 @@ import (
 // UTF-8 without NUL characters. PostgreSQL's text type refuses both, so on PostgreSQL such a
 // value failed the query (a 500) where SQLite took it; the rule makes both engines refuse it
 // the same way, before any query. (A JSON body's invalid UTF-8 is already replaced by U+FFFD
-// when it is decoded, so from a body only NUL, written \u0000, reaches it.)
+// when it is decoded, so from a body only NUL, written \u0000, reaches it: RefuseNUL, which
+// every body parser applies.) Query values are checked by the REST router before routing,
+// path parameters where an operation is known, MCP arguments by TextErrors.
 
 // InvalidTextMessage is the error message of a value that is not ValidText.
 const InvalidTextMessage = `must be valid UTF-8 text without NUL characters (\u0000)`
@@ -57,22 +57,4 @@ func TextErrors(v any, path string) []FieldError {
 		}
 	}
 	return out
-}
-
-// CheckBodyText is the 422 naming each property of a JSON request body that holds a
-// string that is not ValidText, nil when there is none. A body that is not JSON is left to
-// its parser (nil).
-func CheckBodyText(body []byte) error {
-	if !bytes.Contains(body, []byte(`\u0000`)) {
-		return nil // the only way a decoded body holds a NUL
-	}
-	var v map[string]any
-	if err := json.Unmarshal(body, &v); err != nil || v == nil {
-		return nil // not one object: its parser says so
-	}
-	var errs ValidationErrors
-	for _, f := range TextErrors(v, "") {
-		errs.Add(f.Field, f.Message)
-	}
-	return errs.Err()
 }

@@ -410,7 +410,7 @@ func TestAccountToolErrors(t *testing.T) {
 			[]string{"account_id: must be a positive integer account id", "from_date: must not be after to_date"}},
 		{"list_call_recordings/nul_in_skill_name", "list_call_recordings", map[string]any{"skill_name": "Main\x00"},
 			"GET", "/api/v2/call-recordings?skill_name=Main%00", nil,
-			[]string{"skill_name: must not contain the NUL character"}},
+			[]string{"skill_name: " + answerdesk.InvalidTextMessage}},
 		{"list_to_dos/page_size_over_the_maximum", "list_to_dos", map[string]any{"page_size": 101}, "GET", "/api/v2/to-dos?page_size=101", nil,
 			[]string{"page_size: must be an integer between 1 and 100"}},
 		{"list_to_dos/unknown_state", "list_to_dos", map[string]any{"state": "done"}, "GET", "/api/v2/to-dos?state=done", nil,

@@ -579,9 +579,14 @@ func readArgs(req mcpgo.CallToolRequest, known ...string) (args, error) {
 			return args{}, invalidArg(name, "is not an argument of this tool", "Remove it; this tool takes "+takes+".")
 		}
 	}
-	// The text rule of every request (answerdesk.ValidText), before any argument is read.
+	// The text rule of every request (answerdesk.ValidText), before any argument is read:
+	// the domain's validation error, worded as REST words a query value's.
 	if bad := answerdesk.TextErrors(m, ""); len(bad) > 0 {
-		return args{}, invalidArg(bad[0].Field, bad[0].Message, "Remove the NUL characters (\u0000) from "+bad[0].Field+".")
+		var v answerdesk.ValidationErrors
+		for _, f := range bad {
+			v.Add(f.Field, f.Message)
+		}
+		return args{}, v.Err()
 	}
 	return args{m: m}, nil
 }

@@ -262,7 +262,7 @@ var errUnknownClient = errors.New("unknown client")
 // the id is one. Fetches are throttled per client address: anyone can name a URL.
 func (s *Server) client(r *http.Request, id string) (*answerdesk.OAuthClient, error) {
 	ctx := r.Context()
-	if id == "" || len(id) > 2000 || answerdesk.HasNUL(id) { // no client id holds a NUL, and PostgreSQL refuses one in a lookup
+	if id == "" || len(id) > 2000 || !answerdesk.ValidText(id) { // no client id holds a NUL or invalid UTF-8, and PostgreSQL refuses them in a lookup
 		return nil, errUnknownClient
 	}
 	c, err := s.Store.FindClient(ctx, id)

@@ -98,9 +98,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusForbidden, "The form expired. Sign in again.", email)
 		return
 	}
-	// No address holds a NUL (answerdesk.HasNUL), and one would reach the throttle's keys,
+	// No address holds a NUL or invalid UTF-8 (answerdesk.ValidText), and one would reach the throttle's keys,
 	// which PostgreSQL refuses (a 500): asked again like a missing address.
-	if email == "" || answerdesk.HasNUL(email) || r.PostFormValue("password") == "" {
+	if email == "" || !answerdesk.ValidText(email) || r.PostFormValue("password") == "" {
 		s.renderLogin(w, r, http.StatusUnprocessableEntity, "Enter your email and password.", email)
 		return
 	}

@@ -113,9 +113,6 @@ func serveOne[In, Out any](s *Server, w http.ResponseWriter, r *http.Request,
 func serveBody[In, Out any](s *Server, w http.ResponseWriter, r *http.Request,
 	parse func([]byte) (In, error), call func(context.Context, *answerdesk.Caller, In) (Out, error)) {
 	body, err := readBody(r)
-	if err == nil {
-		err = answerdesk.CheckBodyText(body) // before any parser, so one rule for every body
-	}
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -2,9 +2,10 @@ package rest
 
 import (
 	"crypto/subtle"
+	"maps"
 	"net/http"
 	"net/netip"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
@@ -113,29 +114,27 @@ func (s *Server) loopbackClient(r *http.Request) bool {
 	return xff && s.trustedPeer(r)
 }
 
-// refuseNULInURL answers a request whose path or query holds the NUL character before any
-// handler looks it up: nothing the service keeps holds one (answerdesk.RefuseNUL), so such
-// a value can name nothing, and PostgreSQL refuses it even in a lookup, which made every
-// lookup by a path segment or a query parameter (a batch job id, an OAuth client_id, an
-// account number, a skill name) a 500 there. A path is 404 as any path naming nothing; a
-// query parameter is the API's bad-parameter error naming it (422 on /api/v2, 400
-// rest_invalid_param elsewhere).
-func (s *Server) refuseNULInURL(next http.Handler) http.Handler {
+// refuseBadQueryText answers a request whose query holds a value or name that is not text
+// (answerdesk.ValidText: a NUL, or invalid UTF-8) before any handler looks it up: nothing
+// the service keeps holds one, and PostgreSQL refuses it even in a lookup, which made
+// lookups by a query parameter (a skill name, an OAuth client_id) a 500 there. It is the
+// API's bad-parameter error naming the parameter (422 on /api/v2, 400 rest_invalid_param
+// elsewhere). Path parameters are checked where the operation is known (checkPathText),
+// so that a bad id is the operation's not-found.
+func (s *Server) refuseBadQueryText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if answerdesk.HasNUL(r.URL.Path) {
-			s.writeErrorObject(w, http.StatusNotFound, codeNoRoute, "no route matches "+r.Method+" "+strconv.Quote(r.URL.Path), "", nil)
-			return
-		}
-		if !strings.Contains(r.URL.RawQuery, "%00") {
+		// Without escapes, a query that is text decodes to text.
+		if !strings.Contains(r.URL.RawQuery, "%") && answerdesk.ValidText(r.URL.RawQuery) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		for name, values := range r.URL.Query() {
-			for _, v := range append(values, name) {
-				if !answerdesk.HasNUL(v) {
+		query := r.URL.Query()
+		for _, name := range slices.Sorted(maps.Keys(query)) {
+			for _, v := range append(query[name], name) {
+				if answerdesk.ValidText(v) {
 					continue
 				}
-				const msg = "must not contain the NUL character"
+				const msg = answerdesk.InvalidTextMessage
 				param := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "?")
 				if strings.HasPrefix(r.URL.Path, "/api/v2/") {
 					s.writeErrorObject(w, http.StatusUnprocessableEntity, "invalid_parameter", "invalid parameter "+param+": "+msg, "",

@@ -141,8 +141,9 @@ func TestNULInURLIsRefused(t *testing.T) {
 				status            int
 				code, field       string
 			}{
-				{"path segment", "/api/v2/accounts/10%0001", app.Admin.Token, 404, "rest_no_route", ""},
-				{"message uuid", "/api/v2/messages/a%00b", app.Alice.Token, 404, "rest_no_route", ""},
+				// A route's parameter names nothing: the operation's not-found.
+				{"path segment", "/api/v2/accounts/10%0001", app.Admin.Token, 404, "not_found", ""},
+				{"message uuid", "/api/v2/messages/a%00b", app.Alice.Token, 404, "not_found", ""},
 				{"filter", "/api/v2/call-recordings?skill_name=a%00b", app.Alice.Token, 422, "invalid_parameter", "skill_name"},
 				{"batch job id", "/api/v1/batch/jobs/job_%00", "", 404, "rest_no_route", ""},
 				{"oauth client_id", "/oauth/authorize?response_type=code&client_id=a%00", "", 400, "rest_invalid_param", ""},

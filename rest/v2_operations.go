@@ -1,10 +1,7 @@
 package rest
 
 import (
-	"maps"
 	"net/http"
-	"net/url"
-	"slices"
 
 	"github.com/go-chi/chi/v5"
 
@@ -222,17 +219,17 @@ func (s *Server) v2Routes(r chi.Router) {
 // handler serves op.
 func (s *Server) handler(op serverOperation) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.checkText(w, r) {
+		if s.checkPathText(w, r) {
 			op.handle(s, w, r)
 		}
 	}
 }
 
-// checkText refuses a request whose path parameters or query values are not text
-// (answerdesk.ValidText: invalid UTF-8, or a NUL) before any handler reads them: a path
-// parameter names no resource (404), a query value is a bad parameter (422 on its name).
-// It reports whether the request may go on.
-func (s *Server) checkText(w http.ResponseWriter, r *http.Request) bool {
+// checkPathText refuses a request whose path parameters are not text (answerdesk.ValidText:
+// invalid UTF-8, or a NUL) before any handler looks them up: such a value names no resource
+// (404). Query values were checked before routing (refuseBadQueryText). It reports whether
+// the request may go on.
+func (s *Server) checkPathText(w http.ResponseWriter, r *http.Request) bool {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		for i, key := range rc.URLParams.Keys {
 			if i < len(rc.URLParams.Values) && !answerdesk.ValidText(rc.URLParams.Values[i]) {
@@ -240,20 +237,6 @@ func (s *Server) checkText(w http.ResponseWriter, r *http.Request) bool {
 				return false
 			}
 		}
-	}
-	var errs answerdesk.ValidationErrors
-	query := r.URL.Query()
-	for _, name := range slices.Sorted(maps.Keys(query)) {
-		for _, v := range query[name] {
-			if !answerdesk.ValidText(name) || !answerdesk.ValidText(v) {
-				errs.Add(url.QueryEscape(name), answerdesk.InvalidTextMessage)
-				break
-			}
-		}
-	}
-	if err := errs.Err(); err != nil {
-		s.Error(w, r, err)
-		return false
 	}
 	return true
 }

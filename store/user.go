@@ -167,7 +167,7 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 	if len(name) > 100 {
 		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name too long", Fields: []answerdesk.FieldError{{Field: "name", Message: "must be at most 100 characters"}}}
 	}
-	if answerdesk.HasNUL(name) {
+	if !answerdesk.ValidText(name) {
 		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name holds a NUL character", Fields: []answerdesk.FieldError{{Field: "name", Message: "must not contain the NUL character"}}}
 	}
 	now := s.db.now()
