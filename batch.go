@@ -3,6 +3,7 @@ package answerdesk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -109,6 +110,11 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	}
 	if wrong, ok := decodeRequest(body, &in); !ok || len(wrong) > 0 {
 		return nil, bad("requests", `the body must be a JSON object {"requests": [...]}`)
+	}
+	// The operations' ids and query values are text like any other (a job stores them).
+	var e *Error
+	if errors.As(RefuseNUL(body), &e) && len(e.Fields) > 0 {
+		return nil, bad(e.Fields[0].Field, e.Fields[0].Message)
 	}
 	if len(in.Requests) == 0 || len(in.Requests) > MaxBatchRequests {
 		return nil, bad("requests", fmt.Sprintf("must hold 1 to %d operations", MaxBatchRequests))

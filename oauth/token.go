@@ -52,7 +52,7 @@ func parseTokenForm(w http.ResponseWriter, r *http.Request) bool {
 		// No code, token or client id holds a NUL, and PostgreSQL refuses one even in a
 		// lookup (a 500): refused here, as a malformed parameter.
 		if !answerdesk.ValidText(k) || !answerdesk.ValidText(v[0]) {
-			oauthError(w, http.StatusBadRequest, "invalid_request", "a parameter holds the NUL character")
+			oauthError(w, http.StatusBadRequest, "invalid_request", "a parameter is not valid UTF-8 text, or holds a NUL character")
 			return false
 		}
 	}

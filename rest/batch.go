@@ -213,7 +213,7 @@ type sandboxWriter struct {
 // WriteHeader drops a JSON body's Content-Length: the marker lengthens the body, and a
 // length set for the unmarked body cut the marked one short.
 func (s *sandboxWriter) WriteHeader(code int) {
-	if !s.wroteHeader {
+	if code >= 200 && !s.wroteHeader {
 		s.wroteHeader = true
 		if strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") {
 			s.Header().Del("Content-Length")
@@ -222,11 +222,14 @@ func (s *sandboxWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *sandboxWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func (s *sandboxWriter) Write(b []byte) (int, error) {
 	if !s.wroteHeader {
 		s.WriteHeader(http.StatusOK)
 	}
-	if !s.started {
+	if !s.started && len(b) > 0 {
 		s.started = true
 		if strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") && bytes.HasPrefix(b, []byte("{")) &&
 			!bytes.HasPrefix(b, []byte(`{"sandbox"`)) {

@@ -54,6 +54,8 @@ func TestBatch(t *testing.T) {
 		"query_in_path": `{"requests":[{"id":"a","method":"GET","path":"/pricing?billingCycle=annual"}]}`,
 		"duplicate_id":  `{"requests":[{"id":"a","method":"GET","path":"/company"},{"id":"a","method":"GET","path":"/services"}]}`,
 		"relative":      `{"requests":[{"id":"a","method":"GET","path":"company"}]}`,
+		"nul_in_query":  `{"requests":[{"id":"a","method":"GET","path":"/pricing","query":{"billingCycle":"annual\u0000"}}]}`,
+		"nul_in_id":     `{"requests":[{"id":"a\u0000","method":"GET","path":"/company"}]}`,
 	}
 	for name, b := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -137,7 +139,7 @@ func TestSandbox(t *testing.T) {
 	ts, srv := publicServer(t, 7, func(c *rest.PublicConfig) {})
 	srv.Sandbox = site
 	ts.Config.Handler = srv.Handler()
-	for _, p := range []string{"/company", "/services", "/pricing?billingCycle=annual", "/pricing?billingCycle=yearly", "/nope", "/company", "/company", "/company"} {
+	for _, p := range []string{"/company?x=%00", "/company", "/services", "/pricing?billingCycle=annual", "/pricing?billingCycle=yearly", "/nope", "/company", "/company", "/company"} {
 		// get fails on a body cut short: a Content-Length set before the marker did that.
 		_, body := get(t, ts.URL+"/api/sandbox/v1"+p)
 		if !strings.HasPrefix(body, `{"sandbox":true,`) || !json.Valid([]byte(body)) {

@@ -128,6 +128,10 @@ type publicOperation struct {
 func (a *publicAPI) handler(op publicOperation) http.HandlerFunc {
 	names := op.queryNames()
 	return func(w http.ResponseWriter, r *http.Request) {
+		if name := badQueryText(r.URL.Query()); name != "" {
+			a.badParam(w, name, answerdesk.InvalidTextMessage)
+			return
+		}
 		if !op.anyQuery && !a.checkParams(w, r, names...) {
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -114,37 +115,18 @@ func (s *Server) loopbackClient(r *http.Request) bool {
 	return xff && s.trustedPeer(r)
 }
 
-// refuseBadQueryText answers a request whose query holds a value or name that is not text
-// (answerdesk.ValidText: a NUL, or invalid UTF-8) before any handler looks it up: nothing
-// the service keeps holds one, and PostgreSQL refuses it even in a lookup, which made
-// lookups by a query parameter (a skill name, an OAuth client_id) a 500 there. It is the
-// API's bad-parameter error naming the parameter (422 on /api/v2, 400 rest_invalid_param
-// elsewhere). Path parameters are checked where the operation is known (checkPathText),
-// so that a bad id is the operation's not-found.
-func (s *Server) refuseBadQueryText(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Without escapes, a query that is text decodes to text.
-		if !strings.Contains(r.URL.RawQuery, "%") && answerdesk.ValidText(r.URL.RawQuery) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		query := r.URL.Query()
-		for _, name := range slices.Sorted(maps.Keys(query)) {
-			for _, v := range append(query[name], name) {
-				if answerdesk.ValidText(v) {
-					continue
-				}
-				const msg = answerdesk.InvalidTextMessage
-				param := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "?")
-				if strings.HasPrefix(r.URL.Path, "/api/v2/") {
-					s.writeErrorObject(w, http.StatusUnprocessableEntity, "invalid_parameter", "invalid parameter "+param+": "+msg, "",
-						[]answerdesk.FieldError{{Field: param, Message: msg}})
-				} else {
-					s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, "invalid parameter "+param+": "+msg, "", nil)
-				}
-				return
+// badQueryText is the first parameter (in name order) whose name or a value is not text
+// (answerdesk.ValidText: a NUL, or invalid UTF-8), "" when there is none. Nothing the
+// service keeps holds such text, and PostgreSQL refuses it even in a lookup (a skill name,
+// a search query inside a batch), so each API refuses it as its own bad parameter, after
+// authentication and rate limiting, in its own error format.
+func badQueryText(q url.Values) string {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		for _, v := range append(q[name], name) {
+			if !answerdesk.ValidText(v) {
+				return strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "?")
 			}
 		}
-		next.ServeHTTP(w, r)
-	})
+	}
+	return ""
 }

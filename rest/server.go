@@ -92,7 +92,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	s.pages = newPageCache(cmp.Or(s.PageCacheBytes, DefaultPageCacheBytes))
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, s.refuseBadQueryText, middleware.GetHead)
+	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r, "no route matches "+r.Method+" "+r.URL.Path)
 	})

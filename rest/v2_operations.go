@@ -2,6 +2,7 @@ package rest
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
@@ -219,20 +220,32 @@ func (s *Server) v2Routes(r chi.Router) {
 // handler serves op.
 func (s *Server) handler(op serverOperation) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.checkPathText(w, r) {
-			op.handle(s, w, r)
+		if !s.checkPathText(w, r) {
+			return
 		}
+		if name := badQueryText(r.URL.Query()); name != "" {
+			var v answerdesk.ValidationErrors
+			v.Add(name, answerdesk.InvalidTextMessage)
+			s.Error(w, r, v.Err())
+			return
+		}
+		op.handle(s, w, r)
 	}
 }
 
 // checkPathText refuses a request whose path parameters are not text (answerdesk.ValidText:
-// invalid UTF-8, or a NUL) before any handler looks them up: such a value names no resource
-// (404). Query values were checked before routing (refuseBadQueryText). It reports whether
-// the request may go on.
+// invalid UTF-8, or a NUL), as given or unescaped (chi matches an escaped path as sent, and
+// pathParam unescapes it), before any handler looks them up: such a value names no
+// resource (404). It reports whether the request may go on.
 func (s *Server) checkPathText(w http.ResponseWriter, r *http.Request) bool {
 	if rc := chi.RouteContext(r.Context()); rc != nil {
 		for i, key := range rc.URLParams.Keys {
-			if i < len(rc.URLParams.Values) && !answerdesk.ValidText(rc.URLParams.Values[i]) {
+			if i >= len(rc.URLParams.Values) {
+				break
+			}
+			v := rc.URLParams.Values[i]
+			u, err := url.PathUnescape(v)
+			if !answerdesk.ValidText(v) || err == nil && !answerdesk.ValidText(u) {
 				s.Error(w, r, answerdesk.Errorf(answerdesk.ENOTFOUND, "no resource has this %s: it is not valid UTF-8 text, or holds a NUL character", key))
 				return false
 			}

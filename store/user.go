@@ -168,7 +168,7 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name too long", Fields: []answerdesk.FieldError{{Field: "name", Message: "must be at most 100 characters"}}}
 	}
 	if !answerdesk.ValidText(name) {
-		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name holds a NUL character", Fields: []answerdesk.FieldError{{Field: "name", Message: "must not contain the NUL character"}}}
+		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter name: " + answerdesk.InvalidTextMessage, Fields: []answerdesk.FieldError{{Field: "name", Message: answerdesk.InvalidTextMessage}}}
 	}
 	now := s.db.now()
 	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}
