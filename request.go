@@ -131,6 +131,16 @@ func optWrong(v reflect.Value) string {
 // as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
 // it; anything that is not a JSON object is EPROCESSING.
 func DecodeJSONObject(body []byte, v any) error {
+	if err := DecodeEnvelope(body, v); err != nil {
+		return err
+	}
+	return RefuseNUL(body)
+}
+
+// DecodeEnvelope is DecodeJSONObject without the text rule, for a body whose one property
+// is kept raw for a parser that applies RefuseNUL itself (POST /api/v2/messages' "message"):
+// the errors then name the fields as that parser does ("content", not "message.content").
+func DecodeEnvelope(body []byte, v any) error {
 	if t := reflect.TypeOf(v); t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("decode a JSON object into %T: the target must point to a struct", v)
 	}
@@ -138,10 +148,7 @@ func DecodeJSONObject(body []byte, v any) error {
 	if !ok {
 		return errNotObject
 	}
-	if err := wrongTypeErr(wrong); err != nil {
-		return err
-	}
-	return RefuseNUL(body)
+	return wrongTypeErr(wrong)
 }
 
 // RefuseNUL is the rule that no text the service keeps holds the NUL character (U+0000,

@@ -61,9 +61,9 @@ func TestTextWithNULIsRefused(t *testing.T) {
 				fields                          []string
 			}{
 				{"message content", "POST", "/api/v2/messages", app.Alice.Token,
-					`{"message": {"content": "a\u0000b"}}`, []string{"message.content"}},
+					`{"message": {"content": "a\u0000b"}}`, []string{"content"}}, // named as every other message error
 				{"message answer", "POST", "/api/v2/messages", app.Alice.Token,
-					`{"message": {"content": "ab", "answers": {"Reason": ["x", "y\u0000"]}}}`, []string{"message.answers.Reason[1]"}},
+					`{"message": {"content": "ab", "answers": {"Reason": ["x", "y\u0000"]}}}`, []string{"answers.Reason[1]"}},
 				{"to-do instructions", "POST", "/api/v2/to-dos", app.Alice.Token,
 					`{"account_number": "1001", "delivery_type": "call", "instructions": "x\u0000", "schedule": {"rule": "immediately"}}`, []string{"instructions"}},
 				{"to-do change", "PATCH", fmt.Sprintf("/api/v2/to-dos/%d", todo.ID), app.Alice.Token,

@@ -127,7 +127,7 @@ func parseMessageBody(body []byte) (*answerdesk.MessageCreate, error) {
 	var in struct {
 		Message json.RawMessage `json:"message"` // null included: ParseMessageCreate refuses it
 	}
-	if err := answerdesk.DecodeJSONObject(body, &in); err != nil {
+	if err := answerdesk.DecodeEnvelope(body, &in); err != nil {
 		return nil, err
 	}
 	if in.Message == nil {
