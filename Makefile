@@ -40,6 +40,8 @@ test-go: chromium-optional postgres-optional ## the Go tests with the race detec
 		$(GO) test -race -count=1 -timeout 9m ./...
 	ANSWERDESK_TEST_ENGINE=postgres ANSWERDESK_TEST_POSTGRES="$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')" \
 		$(GO) test -race -count=1 -timeout 9m $(PG_SUITES)
+	ANSWERDESK_TEST_ENGINE=postgres ANSWERDESK_TEST_POSTGRES="$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')" \
+		$(GO) test -count=1 -timeout 5m ./internal/badinput/ # the bad-input corpus on PostgreSQL (its text rules); -race costs it 4 minutes
 
 # The Zapier app (integrations/zapier) against a real answerdesk on a loopback port. Needs
 # node >= 20 and npm; without them it is skipped, loudly, so a Go-only machine still tests Go.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -156,95 +155,22 @@ func DecodeEnvelope(body []byte, v any) error {
 // rule a body that SQLite takes is a 500 on PostgreSQL, and a NUL is never a meaningful
 // part of a name, a message or a URL anyway. It returns a 422 naming every property of
 // body (a JSON object) whose key or string value holds one, at any depth, as
-// "a.b[0].c"; nil when there is none or body is not JSON (that is reported elsewhere).
+// "a.b[0].c" (TextErrors, as MCP arguments are named); nil when there is none or body is
+// not JSON (that is reported elsewhere).
 // Every body parser applies it, so the rule holds for the REST API and the MCP tools alike.
 func RefuseNUL(body []byte) error {
 	if !bytes.Contains(body, []byte(`\u0000`)) {
 		return nil // the only way JSON can carry a NUL; usually absent
 	}
+	var doc any
+	if json.Unmarshal(body, &doc) != nil {
+		return nil
+	}
 	var v ValidationErrors
-	for _, path := range nulPaths(body) {
-		v.Add(path, InvalidTextMessage)
+	for _, f := range TextErrors(doc, "") {
+		v.Add(f.Field, f.Message)
 	}
 	return v.Err()
-}
-
-// nulPaths lists the paths of the keys and string values of the JSON value body that
-// hold a NUL character, in document order.
-func nulPaths(body []byte) []string {
-	type frame struct {
-		object bool
-		key    string // object: the current member's name
-		index  int    // array: the current element's index
-		member bool   // object: the next string token is a member's name
-	}
-	var (
-		stack []frame
-		out   []string
-	)
-	path := func() string {
-		var b strings.Builder
-		for _, f := range stack {
-			if f.object {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(f.key)
-			} else {
-				b.WriteString("[" + strconv.Itoa(f.index) + "]")
-			}
-		}
-		return b.String()
-	}
-	// value is called as a value starts (arrays count it); done as it ends (an object
-	// expects a member's name next).
-	value := func() {
-		if n := len(stack); n > 0 && !stack[n-1].object {
-			stack[n-1].index++
-		}
-	}
-	done := func() {
-		if n := len(stack); n > 0 && stack[n-1].object {
-			stack[n-1].member = true
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				value()
-				stack = append(stack, frame{object: true, member: true})
-			case '[':
-				value()
-				stack = append(stack, frame{index: -1})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].member {
-				stack[n-1].key, stack[n-1].member = t, false
-				if strings.IndexByte(t, 0) >= 0 {
-					out = append(out, path())
-				}
-				continue
-			}
-			value()
-			if strings.IndexByte(t, 0) >= 0 {
-				out = append(out, path())
-			}
-			done()
-		default:
-			value()
-			done()
-		}
-	}
 }
 
 // wrongTypeErr is the error of the properties given a value of the wrong type, nil when

@@ -20,7 +20,7 @@ func TestRefuseNUL(t *testing.T) {
 		{"NUL in a string", `{"content":"a\u0000b"}`, []string{"content"}},
 		{"nested", `{"message":{"content":"\u0000","origin":"API"}}`, []string{"message.content"}},
 		{"in arrays", `{"schedule":{"times":["09:00","\u0000"]},"delivery_methods":[{"data":[{"field":"a","value":"\u0000"}]}]}`,
-			[]string{"schedule.times[1]", "delivery_methods[0].data[0].value"}}, // document order
+			[]string{"delivery_methods[0].data[0].value", "schedule.times[1]"}},
 		{"property name", `{"a\u0000":"x"}`, []string{"a\x00"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,9 +31,16 @@ func TestNULIsRefused(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				var e struct {
+					Error            string `json:"error"`
+					ErrorDescription string `json:"error_description"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&e)
 				resp.Body.Close()
-				if resp.StatusCode != 400 {
-					t.Errorf("%s: status %d, want 400", path, resp.StatusCode)
+				// invalid_request names the text: a bogus code or client alone is invalid_grant
+				// or invalid_client, so this fails without the rule on either engine.
+				if err != nil || resp.StatusCode != 400 || e.Error != "invalid_request" || !strings.Contains(e.ErrorDescription, "NUL") {
+					t.Errorf("%s: %d %+v (%v), want 400 invalid_request naming the NUL", path, resp.StatusCode, e, err)
 				}
 			}
 			b := newBrowser(t, app)

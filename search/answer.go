@@ -1469,12 +1469,14 @@ func pageOf(u *unit) string {
 
 // declines reports whether the docs do not cover the question, its best unit being best.
 func (q question) declines(best scored) bool {
-	// A best unit answers only when it ranks well (minWeakScore), however much of the
-	// question it holds: off-topic questions that share a common pair of words with a
-	// sentence ("port my phone number") reach a fair share of it, seldom that score, and a
-	// unit holding more that ranks below it is about something else ("which countries can I
-	// buy a local phone number in" reaches 0.61 of its weight in the rules of a To Do's
-	// contact number, scoring 0.69; no tuning question answered right ranks under 0.83).
+	// A best unit that ranks below minWeakScore answers only through its section or the
+	// question's concepts (bySection, byConcepts below; byHeading and byRank need more than
+	// minWeakScore), however much of the question it holds: off-topic questions that share
+	// a common pair of words with a sentence ("port my phone number") reach a fair share of
+	// it, seldom that score, and a unit holding more that ranks below it is about something
+	// else ("which countries can I buy a local phone number in" reaches 0.61 of its weight
+	// in the rules of a To Do's contact number, scoring 0.69; no tuning question answered
+	// right ranks under 0.83).
 	weak := best.score < minWeakScore
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my

@@ -133,7 +133,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	// a failed probe is a cache miss, and the lookup then waits under the request's own
 	// context instead of every request queueing behind the probe for the full 10 s.
 	plainFile := path
-	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+	if !isPlainFile(path) {
 		plainFile = ""
 	}
 	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)", "busy_timeout(50)"), plainFile)
@@ -192,6 +192,12 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
+// isPlainFile reports whether path names a database file, not an in-memory database, a
+// file: URI or a server URL.
+func isPlainFile(path string) bool {
+	return path != "" && path != ":memory:" && !strings.HasPrefix(path, "file:") && !strings.Contains(path, "://")
+}
+
 // prepareFiles creates the database's directory (0700) and file (0600) before SQLite opens
 // it: they hold message content and password hashes, so only the service's user may read
 // them. SQLite creates the -wal and -shm files with the database file's mode, so they
@@ -199,9 +205,8 @@ func redactURL(s string) string {
 // narrow) them. An existing file that others may read is tightened to 0600; an existing
 // directory is the operator's and is left as it is.
 func prepareFiles(path string) error {
-	// Not a plain file path (an in-memory database, a file: URI, a server URL): nothing to prepare.
-	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") || strings.Contains(path, "://") {
-		return nil
+	if !isPlainFile(path) {
+		return nil // nothing to prepare
 	}
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -336,7 +341,9 @@ func (d dialect) migrationSQL(name string) (string, error) {
 		return "", fmt.Errorf("migration %s: %w", name, err)
 	}
 	var sql strings.Builder
-	if err := t.Execute(&sql, d.ddl); err != nil {
+	words := d.ddl
+	words.Postgres = d.postgres
+	if err := t.Execute(&sql, words); err != nil {
 		return "", fmt.Errorf("migration %s: %w", name, err)
 	}
 	return sql.String(), nil

@@ -246,3 +246,10 @@ func (tc *tokenCache) close() {
 	}
 	tc.reset()
 }
+
+// walIndexHeaderSize is the size of one copy of SQLite's WAL-index header (walheader_unix.go);
+// the -shm file starts with two.
+const walIndexHeaderSize = 48
+
+// walHeaderBytes is one copy of the header.
+type walHeaderBytes [walIndexHeaderSize]byte

@@ -29,8 +29,6 @@ func NewUserService(db *DB) *UserService { return &UserService{db: db} }
 
 var _ answerdesk.UserService = (*UserService)(nil)
 
-// dummyHash is compared against when an email is unknown, so a sign-in takes as long for an
-// unknown user as for a wrong password.
 // bcryptInput is what bcrypt hashes for a password. bcrypt takes at most 72 bytes (and
 // refuses more), while a password may have up to MaxPasswordLength characters of up to 4
 // bytes: a longer one is hashed as the base64 of its SHA-256 (44 bytes, no NUL), so every
@@ -44,6 +42,8 @@ func bcryptInput(password string) []byte {
 	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
 }
 
+// dummyHash is compared against when an email is unknown, so a sign-in takes as long for an
+// unknown user as for a wrong password.
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("answerdesk-timing-equaliser"), bcrypt.DefaultCost)
 
 // CreateUser creates a user with a bcrypt password hash and its account memberships.

@@ -7,8 +7,6 @@ import "errors"
 // walHeader is not read on this system: the token cache probes on every lookup.
 type walHeader struct{}
 
-type walHeaderBytes [48]byte
-
 func openWALHeader(string) (*walHeader, error) {
 	return nil, errors.New("the WAL index is read on unix systems only")
 }

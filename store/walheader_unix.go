@@ -26,12 +26,6 @@ type walHeader struct {
 	mem []byte
 }
 
-// walIndexHeaderSize is the size of one copy of the header; the file starts with two.
-const walIndexHeaderSize = 48
-
-// walHeaderBytes is one copy of the header.
-type walHeaderBytes [walIndexHeaderSize]byte
-
 // openWALHeader maps the first bytes of dbPath's -shm file.
 func openWALHeader(dbPath string) (*walHeader, error) {
 	f, err := os.Open(dbPath + "-shm")

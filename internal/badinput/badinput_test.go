@@ -678,13 +678,17 @@ func TestBadInputCorpus(t *testing.T) {
 	for _, prefix := range []string{"/api/v1", "/api/sandbox/v1"} {
 		job := app.DoWith(t, "POST", prefix+"/batch", "", `{"requests":[{"id":"a","method":"GET","path":"/company"}]}`, http.Header{"Prefer": {"respond-async"}})
 		loc := job.Header.Get("Location")
+		if loc == "" {
+			t.Fatalf("%s: an async batch answered %d without a Location", prefix, job.Status)
+		}
 		jobs[prefix] = loc[strings.LastIndex(loc, "/")+1:]
 	}
 	toDo2 := app.CreateToDo(t, app.Alice, `{"account_number":"1001","delivery_type":"call","instructions":"Say bye","schedule":{"frequency":"daily","times":["10:00"]}}`)
+	// A message after the contact exists queues a delivery, so replay has one to find.
+	app.CreateMessage(t, app.Alice, testapp.Start.Add(-30*time.Minute), map[string]any{"account_number": "1001"})
 	var deliveryID int64
-	_ = app.DB.SQL().QueryRow(`SELECT id FROM dispatch_deliveries ORDER BY id LIMIT 1`).Scan(&deliveryID)
-	if deliveryID == 0 {
-		deliveryID = 1 // none: the replay operation then answers 404 on every input, still checked
+	if err := app.DB.SQL().QueryRow(`SELECT id FROM dispatch_deliveries ORDER BY id LIMIT 1`).Scan(&deliveryID); err != nil {
+		t.Fatalf("the fixture's delivery: %v", err)
 	}
 	pathValues := map[string]func(string, string) string{
 		"id": func(tmpl, _ string) string {
@@ -745,6 +749,10 @@ func TestBadInputCorpus(t *testing.T) {
 	}
 	sort.Strings(kinds)
 	t.Logf("%d operations, %d requests and calls in %v: %s", len(ops), total, time.Since(start).Round(time.Millisecond), strings.Join(kinds, " "))
+	// A walk over fewer operations than the documents hold passes by checking nothing.
+	if len(ops) < 40 || total < 4000 {
+		t.Errorf("walked %d operations and %d requests and calls; the documents and tools give about 52 and 5,100", len(ops), total)
+	}
 	var statuses []string
 	for k, n := range h.statuses {
 		statuses = append(statuses, fmt.Sprintf("%s: %d", k, n))

@@ -127,13 +127,20 @@ func OptionalNull(t reflect.Type, s *jsonschema.Schema) {
 			continue
 		}
 		if f.Tag.Get("null") != "refused" {
-			switch {
-			case p.Ref != "":
-				*p = jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Ref: p.Ref}, {Type: "null"}}, Description: p.Description}
-			case p.Type != "":
-				p.Types, p.Type = []string{p.Type, "null"}, ""
-			}
+			allowNull(p)
 		}
+	}
+}
+
+// allowNull widens p to take null as well.
+func allowNull(p *jsonschema.Schema) {
+	switch {
+	case p.Ref != "":
+		*p = jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Ref: p.Ref}, {Type: "null"}}, Description: p.Description}
+	case p.Type != "":
+		p.Types, p.Type = []string{p.Type, "null"}, ""
+	case len(p.Types) > 0 && !slices.Contains(p.Types, "null"):
+		p.Types = append(slices.Clone(p.Types), "null")
 	}
 }
 
@@ -150,12 +157,7 @@ func PlainOptionalNull(t reflect.Type, s *jsonschema.Schema) {
 		if _, isOpt := optValue(f.Type); f.Anonymous || isOpt || p == nil || slices.Contains(s.Required, name) {
 			continue
 		}
-		switch {
-		case p.Type != "":
-			p.Types, p.Type = []string{p.Type, "null"}, ""
-		case len(p.Types) > 0 && !slices.Contains(p.Types, "null"):
-			p.Types = append(slices.Clone(p.Types), "null")
-		}
+		allowNull(p)
 	}
 }
 

@@ -30,7 +30,7 @@ INSERT INTO data_versions (account_id, version) SELECT id, {{.NowMs}} FROM accou
 
 CREATE FUNCTION bump_data_version(acct BIGINT) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO data_versions (account_id, version) VALUES (acct, (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+	INSERT INTO data_versions (account_id, version) VALUES (acct, {{.NowMs}})
 	ON CONFLICT (account_id) DO UPDATE SET version = greatest(data_versions.version + 1, excluded.version);
 END;
 $$;
