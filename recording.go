@@ -104,8 +104,6 @@ func (f RecordingFilter) Validate() (RecordingQuery, error) {
 	}
 	if len(f.SkillName) > MaxStringLength {
 		v.Add("skill_name", fmt.Sprintf("must be at most %d characters", MaxStringLength))
-	} else if !ValidText(f.SkillName) { // no skill's name holds one, and PostgreSQL refuses it
-		v.Add("skill_name", InvalidTextMessage)
 	}
 	q.Since, q.Until = DateRange(&v, "from_date", f.FromDate, "to_date", f.ToDate)
 	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultRecordingPageSize, MaxRecordingPageSize)

@@ -13,8 +13,8 @@ import (
 // value failed the query (a 500) where SQLite took it; the rule makes both engines refuse it
 // the same way, before any query. (A JSON body's invalid UTF-8 is already replaced by U+FFFD
 // when it is decoded, so from a body only NUL, written \u0000, reaches it: RefuseNUL, which
-// every body parser applies.) Query values are checked by the REST router before routing,
-// path parameters where an operation is known, MCP arguments by TextErrors.
+// every body parser applies.) Query values and path parameters are checked by each REST
+// operation's handler after routing and authentication, MCP arguments by TextErrors.
 
 // InvalidTextMessage is the error message of a value that is not ValidText.
 const InvalidTextMessage = `must be valid UTF-8 text without NUL characters (\u0000)`
@@ -28,6 +28,9 @@ func ValidText(s string) bool {
 // ValidText. path is v's own name ("" for a whole body); properties are joined with ".",
 // array items written [i], as every other field error names them.
 func TextErrors(v any, path string) []FieldError {
+	if path == "" && allText(v) {
+		return nil // the common case, without building names
+	}
 	var out []FieldError
 	switch v := v.(type) {
 	case string:
@@ -57,4 +60,26 @@ func TextErrors(v any, path string) []FieldError {
 		}
 	}
 	return out
+}
+
+// allText reports whether every string and object key in v, a decoded JSON value, is
+// ValidText.
+func allText(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return ValidText(v)
+	case []any:
+		for _, e := range v {
+			if !allText(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if !ValidText(k) || !allText(e) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -159,19 +159,31 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 func refuseNull(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, err := io.ReadAll(r.Body)
-			if err == nil && string(bytes.TrimSpace(body)) == "null" {
+			// Only a short body can be null (with some white space): peek at most 64 bytes
+			// rather than copy every message.
+			head := make([]byte, 64)
+			n, err := io.ReadFull(r.Body, head)
+			head = head[:n]
+			ended := err == io.EOF || err == io.ErrUnexpectedEOF
+			if ended && string(bytes.TrimSpace(head)) == "null" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"the request body must be a JSON-RPC message (an object), not null"}}`))
 				return
 			}
 			// The SDK reads the body as it was, a read error (over the size limit) included.
-			var rest io.Reader = bytes.NewReader(body)
-			if err != nil {
+			var rest io.Reader = bytes.NewReader(head)
+			switch {
+			case ended:
+			case err != nil:
 				rest = io.MultiReader(rest, errReader{err})
+			default:
+				rest = io.MultiReader(rest, r.Body)
 			}
-			r.Body = io.NopCloser(rest)
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{rest, r.Body}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -24,7 +24,7 @@ import (
 // The OpenAPI documents are assembled once, at start, from two parts:
 //
 //   - openapi/vN.json, the hand-written part: info, servers, tags, paths, parameters,
-//     responses, headers, and the schemas no Go type encodes (the administration bodies);
+//     responses, headers (no schemas: every one comes from a Go type);
 //   - the component schemas of the Go types the handlers encode and of the request types
 //     the domain parses bodies into (vNComponents), made by the reflection the MCP output
 //     schemas come from (internal/schema): properties, their JSON types, nullability,

@@ -128,7 +128,7 @@ type publicOperation struct {
 func (a *publicAPI) handler(op publicOperation) http.HandlerFunc {
 	names := op.queryNames()
 	return func(w http.ResponseWriter, r *http.Request) {
-		if name := badQueryText(r.URL.Query()); name != "" {
+		if name := badQueryText(r); name != "" {
 			a.badParam(w, name, answerdesk.InvalidTextMessage)
 			return
 		}

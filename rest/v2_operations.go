@@ -223,7 +223,7 @@ func (s *Server) handler(op serverOperation) http.HandlerFunc {
 		if !s.checkPathText(w, r) {
 			return
 		}
-		if name := badQueryText(r.URL.Query()); name != "" {
+		if name := badQueryText(r); name != "" {
 			var v answerdesk.ValidationErrors
 			v.Add(name, answerdesk.InvalidTextMessage)
 			s.Error(w, r, v.Err())
