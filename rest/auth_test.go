@@ -48,6 +48,23 @@ func TestBearerAuth(t *testing.T) {
 			}
 		})
 	}
+	// Two Authorization headers are ambiguous credentials: neither is taken, even when
+	// both name a valid token (a proxy that adds its own must not decide whose request it is).
+	for name, second := range map[string]string{"two_headers_valid_first": "Bearer " + app.Bob.Token, "two_headers_same": "Bearer " + app.Alice.Token} {
+		t.Run(name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", app.Server.URL+"/api/v2/messages", nil)
+			req.Header.Add("Authorization", "Bearer "+app.Alice.Token)
+			req.Header.Add("Authorization", second)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Fatalf("status %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
 	t.Run("scheme_is_case_insensitive", func(t *testing.T) {
 		req, _ := http.NewRequest("GET", app.Server.URL+"/api/v2/messages", nil)
 		req.Header.Set("Authorization", "bearer "+app.Alice.Token)

@@ -145,9 +145,15 @@ func (s *Server) pointQueryContext(ctx context.Context) context.Context {
 	return context.WithoutCancel(ctx)
 }
 
-// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+// bearerToken returns the token of an "Authorization: Bearer <token>" header. A request
+// with two Authorization headers has none: which one counts would otherwise depend on the
+// order a proxy left them in.
 func bearerToken(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
+	hs := r.Header.Values("Authorization")
+	if len(hs) != 1 {
+		return "", false
+	}
+	h := hs[0]
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
