@@ -320,9 +320,12 @@ var (
 	openAPIV2Extras []byte
 )
 
-// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served (made in init,
-// as openAPIV1).
-var openAPIV2 []byte
+// openAPIV2 is the OpenAPI 3.1 document of the customer API v2, as served, and
+// openAPIV2ETag its entity tag (made in init, as openAPIV1's).
+var (
+	openAPIV2     []byte
+	openAPIV2ETag string
+)
 
 // openAPIV1 is the OpenAPI 3.1 document of the public API v1 (and its sandbox), as served,
 // and openAPIV1ETag its entity tag, made like the public API's other ETags. They are made
@@ -336,6 +339,7 @@ func init() {
 	openAPIV1 = mustDocument(openAPIV1Base, openAPIV1Extras, v1Components, v1Enums, nil, v1Ops(), "")
 	openAPIV1ETag = etagOf(openAPIV1)
 	openAPIV2 = mustDocument(openAPIV2Base, openAPIV2Extras, v2Components, v2Enums, v2Limits, v2Ops(), "/api/v2")
+	openAPIV2ETag = etagOf(openAPIV2)
 }
 
 // mustDocument is buildDocument for the embedded documents, whose failure is a programming
@@ -552,10 +556,11 @@ func mergeSchema(s, extra map[string]any) map[string]any {
 	return s
 }
 
+// serveOpenAPIV2 serves the customer API's OpenAPI document (GET /api/v2/openapi.json), as
+// serveOpenAPIV1 does the public API's: code generators and API clients poll it, and a
+// 304 to a matching If-None-Match spares them the 100 KB.
 func serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	_, _ = w.Write(openAPIV2)
+	writeBody(w, r, openAPIV2, openAPIV2ETag)
 }
 
 // etagOf is the strong entity tag of a response body.

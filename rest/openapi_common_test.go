@@ -233,6 +233,30 @@ func oaCheckServed(t *testing.T, resp *http.Response, body []byte, want []byte) 
 	}
 }
 
+// oaCheckServedCached checks a served document as oaCheckServed does, and that it is
+// cacheable: Cache-Control, a strong ETag, and 304 to every If-None-Match naming it.
+// get fetches the document with the header name/value pairs given.
+func oaCheckServedCached(t *testing.T, get func(header ...string) (*http.Response, []byte), want []byte) {
+	t.Helper()
+	resp, body := get()
+	oaCheckServed(t, resp, body, want)
+	if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=300" {
+		t.Errorf("Cache-Control %q, want public, max-age=300", cc)
+	}
+	etag := resp.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) || len(etag) < 3 {
+		t.Fatalf("ETag %q, want a strong entity tag", etag)
+	}
+	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		if resp, body := get("If-None-Match", inm); resp.StatusCode != http.StatusNotModified || len(body) != 0 || resp.Header.Get("ETag") != etag {
+			t.Errorf("If-None-Match %s: %d %q", inm, resp.StatusCode, body)
+		}
+	}
+	if resp, _ := get("If-None-Match", `"other"`); resp.StatusCode != http.StatusOK {
+		t.Errorf("a stale ETag: %d", resp.StatusCode)
+	}
+}
+
 // oaStructureOptions are what the documents do differently; the zero value asks only what
 // every document must do.
 type oaStructureOptions struct {
