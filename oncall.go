@@ -264,10 +264,9 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 				v.Add(p+".value", `is required: a string, "" for an empty value`)
 			} else if len(f.Value) > MaxPayloadValueLength {
 				v.Add(p+".value", fmt.Sprintf("must be at most %d characters", MaxPayloadValueLength))
-			} else if unknown := UnknownMergeVariables(f.Value); len(unknown) > 0 {
-				v.Add(p+".value", "unknown merge variable "+strings.Join(unknown, ", ")+
-					"; use {{message.<field>}}, {{message.answers.<question>}}, {{account.number}}, {{account.name}} or {{contact.name}}")
 			}
+			// An unknown merge variable is not refused here: the contract renders it as an
+			// empty string with a warning on the delivery (Render), like a missing answer.
 		}
 	}
 	if in.BasicAuth.Set {

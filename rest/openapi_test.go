@@ -816,12 +816,11 @@ func TestOpenAPIOnCallContactsMatchParser(t *testing.T) {
 		}
 	}
 	unprocessable := oaObj(oaObj(oaObj(oaObj(doc, "components"), "responses"), "OnCallContactUnprocessable"), "content")
-	ex := oaObj(oaObj(oaObj(unprocessable, "application/json"), "examples"), "unknownMergeVariable")["value"].(map[string]any)
+	ex := oaObj(oaObj(oaObj(unprocessable, "application/json"), "examples"), "halfBasicAuth")["value"].(map[string]any)
 	fe := ex["errors"].([]any)[0].(map[string]any)
-	errs, _ = contactFieldErrors(t, contact(nil, method(map[string]any{"data": []any{
-		map[string]any{"field": "a", "value": "{{message.content}}"}, map[string]any{"field": "b", "value": "{{message.caller_name}}"}}})))
-	if got := errs["delivery_methods[0].data[1].value"]; len(got) != 1 || got[0] != fe["message"] || fe["field"] != "delivery_methods[0].data[1].value" {
-		t.Errorf("unknownMergeVariable example %v, the parser reports %v", fe, errs)
+	errs, _ = contactFieldErrors(t, contact(nil, method(map[string]any{"basic_auth": map[string]any{"username": "acme"}})))
+	if got := errs["delivery_methods[0].basic_auth"]; len(got) != 1 || got[0] != fe["message"] || fe["field"] != "delivery_methods[0].basic_auth" {
+		t.Errorf("halfBasicAuth example %v, the parser reports %v", fe, errs)
 	}
 
 	// Every concrete merge variable the documentation names resolves (error examples aside).
