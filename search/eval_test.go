@@ -50,7 +50,7 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -235,7 +235,21 @@ const qaTarget = 0.90
 // endpoint synonyms ("receives" stems as receiver; dev3 -1, dev5 -1), change → update,
 // "list only" → filter (dev3 -1), post → create, "non-admin" → not an admin, a delivery
 // log rule (no gain). Two held-out runs in all this round.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.87, "dev6": 0.84, "dev4": 0.78, "test": 0.87}
+//
+// Session 7 wrote dev7 (60 questions, 12 off-topic; a helper, from SERVICE.md and CONTRACT.md,
+// each fact checked to be in the pages it lists, committed in 748de51 before the answerer
+// was run on it) to measure how the answerer does on questions nobody tuned it on: 40/60
+// (66.7%; misses: 10 right section without the fact, 6 wrong section, 4 declined), and one
+// off-topic question answered ("port our existing main line" from the services section).
+// That is the figure to expect on fresh questions, well under the held-out test half's
+// 87.7%, which was written alongside tune.json by the same hand. dev7 is a tuning set from
+// now on, but it is not in the default run yet: TestAnswerQuality fails on an answered
+// off-topic question, and the leak is not fixed (run it with QA_SETS=dev7). The same
+// session changed one expectation of tune.json: an unknown merge variable is now accepted
+// and renders empty with a warning (CONTRACT §2), so "what happens if I configure an
+// unknown merge variable?" expects that, not a 422. One held-out run (aggregates only):
+// test 121/138, dev4 55/70, unchanged.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.87, "dev6": 0.84, "dev7": 0.66, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
