@@ -243,13 +243,15 @@ const qaTarget = 0.90
 // off-topic question answered ("port our existing main line" from the services section).
 // That is the figure to expect on fresh questions, well under the held-out test half's
 // 87.7%, which was written alongside tune.json by the same hand. dev7 is a tuning set from
-// now on, but it is not in the default run yet: TestAnswerQuality fails on an answered
-// off-topic question, and the leak is not fixed (run it with QA_SETS=dev7). The same
+// now on. Its two off-topic questions that were answered (the first run counted one)
+// came through the rule that a question naming three heading terms is about the docs;
+// that rule now also needs the best unit to hold two of them and to score 0.55 (see
+// minConceptsHeld): both declined, no tuning answer changed, held out unchanged. The same
 // session changed one expectation of tune.json: an unknown merge variable is now accepted
 // and renders empty with a warning (CONTRACT §2), so "what happens if I configure an
-// unknown merge variable?" expects that, not a 422. One held-out run (aggregates only):
-// test 121/138, dev4 55/70, unchanged.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.87, "dev6": 0.84, "dev7": 0.66, "dev4": 0.78, "test": 0.87}
+// unknown merge variable?" expects that, not a 422. Two held-out runs (aggregates only):
+// test 121/138, dev4 55/70, unchanged both times.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.89, "dev6": 0.84, "dev7": 0.66, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -326,7 +328,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev4", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev4", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the
