@@ -23,38 +23,26 @@ func TestBearerAuth(t *testing.T) {
 	if err := tokens.RevokeToken(context.Background(), app.Alice.ID, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]string{
-		"missing":          "",
-		"malformed":        "Bearer not-a-token",
-		"wrong_scheme":     "Basic " + app.Alice.Token,
-		"unknown":          "Bearer " + answerdesk.NewTokenValue(),
-		"revoked":          "Bearer " + plainRevoked,
-		"truncated":        "Bearer " + app.Alice.Token[:20],
-		"extra_characters": "Bearer " + app.Alice.Token + "x",
+	// Each case's Authorization headers, in order. Two headers are ambiguous credentials:
+	// neither is taken, even when both name a valid token (a proxy that adds its own must
+	// not decide whose request it is).
+	cases := map[string][]string{
+		"missing":                 nil,
+		"malformed":               {"Bearer not-a-token"},
+		"wrong_scheme":            {"Basic " + app.Alice.Token},
+		"unknown":                 {"Bearer " + answerdesk.NewTokenValue()},
+		"revoked":                 {"Bearer " + plainRevoked},
+		"truncated":               {"Bearer " + app.Alice.Token[:20]},
+		"extra_characters":        {"Bearer " + app.Alice.Token + "x"},
+		"two_headers_valid_first": {"Bearer " + app.Alice.Token, "Bearer " + app.Bob.Token},
+		"two_headers_same":        {"Bearer " + app.Alice.Token, "Bearer " + app.Alice.Token},
 	}
-	for name, header := range cases {
+	for name, headers := range cases {
 		t.Run(name, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", app.Server.URL+"/api/v2/messages", nil)
-			if header != "" {
-				req.Header.Set("Authorization", header)
+			for _, h := range headers {
+				req.Header.Add("Authorization", h)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
-				t.Fatalf("status %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
-			}
-		})
-	}
-	// Two Authorization headers are ambiguous credentials: neither is taken, even when
-	// both name a valid token (a proxy that adds its own must not decide whose request it is).
-	for name, second := range map[string]string{"two_headers_valid_first": "Bearer " + app.Bob.Token, "two_headers_same": "Bearer " + app.Alice.Token} {
-		t.Run(name, func(t *testing.T) {
-			req, _ := http.NewRequest("GET", app.Server.URL+"/api/v2/messages", nil)
-			req.Header.Add("Authorization", "Bearer "+app.Alice.Token)
-			req.Header.Add("Authorization", second)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
