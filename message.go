@@ -235,18 +235,22 @@ const (
 	MaxAnswersDepth = 32
 )
 
+// errMessageNotObject is the error of a create request whose "message" is not a JSON
+// object: a 422 on that property, as the body around it is one.
+var errMessageNotObject = func() error {
+	var v ValidationErrors
+	v.Add("message", "must be a JSON object")
+	return v.Err()
+}()
+
 // ParseMessageCreate reads the "message" object of a create request (a
 // MessageCreateRequest). Every bad field is reported.
 func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
-	var v ValidationErrors
 	var in MessageCreateRequest
-	if _, ok := decodeRequest(obj, &in); !ok {
-		v.Add("message", "must be a JSON object")
-		return nil, v.Err()
-	}
-	if err := RefuseNUL(obj); err != nil {
+	if err := decodeBody(obj, &in, errMessageNotObject); err != nil {
 		return nil, err
 	}
+	var v ValidationErrors
 	m := &MessageCreate{Strings: map[string]string{}}
 	m.Content, _ = v.text("content", in.Content, MaxContentLength)
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {

@@ -126,6 +126,20 @@ func optWrong(v reflect.Value) string {
 	return ""
 }
 
+// decodeBody is how every body parser starts: it decodes body, which must be one JSON
+// object, into the request struct in points to (decodeRequest; each Opt field records a
+// value of the wrong type for the parser to report), and applies the text rule (RefuseNUL).
+// A body that is not an object is notObject.
+func decodeBody(body []byte, in any, notObject error) error {
+	if _, ok := decodeRequest(body, in); !ok {
+		return notObject
+	}
+	return RefuseNUL(body)
+}
+
+// errNotObject is the error of a body that is not one JSON object.
+var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+
 // DecodeJSONObject decodes a request body that must be one JSON object into v, a struct,
 // as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
 // it; anything that is not a JSON object is EPROCESSING.

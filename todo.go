@@ -204,17 +204,11 @@ type ToDoDetails struct {
 	Subject      Opt[string] `json:"subject,omitzero" jsonschema:"email: subject line; defaults to the To Do's name."`
 }
 
-// errNotObject is the error of a body that is not one JSON object.
-var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-
 // ParseToDoCreate reads the body of a create request (a ToDoCreateRequest). Every field is
 // type-checked, and every bad field is reported at once.
 func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 	var in ToDoCreateRequest
-	if _, ok := decodeRequest(body, &in); !ok {
-		return nil, errNotObject
-	}
-	if err := RefuseNUL(body); err != nil {
+	if err := decodeBody(body, &in, errNotObject); err != nil {
 		return nil, err
 	}
 	return toDoFields(&in, true)

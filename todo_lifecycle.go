@@ -57,10 +57,7 @@ type ToDoPatch struct {
 // is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 	var in ToDoUpdateRequest
-	if _, ok := decodeRequest(body, &in); !ok {
-		return nil, errNotObject
-	}
-	if err := RefuseNUL(body); err != nil {
+	if err := decodeBody(body, &in, errNotObject); err != nil {
 		return nil, err
 	}
 	var v ValidationErrors
