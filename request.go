@@ -211,6 +211,24 @@ func wrongTypes(in any) []FieldError {
 	return out
 }
 
+// refusedNamed lists the properties of a decoded request (in points to) that are tagged
+// refused:"true" and that the body names, even as null: properties a request may not
+// give. The API reference reads the same tag (schema.Refused), so the two cannot disagree.
+func refusedNamed(in any) []string {
+	var out []string
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Tag.Get("refused") != "true" {
+			continue
+		}
+		if v.FieldByIndex(f.Index).FieldByName("Named").Bool() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // text returns the string of o, or false when it is not usable: not given, given as
 // another type, or longer than max characters (the last two recorded on name).
 func (v *ValidationErrors) text(name string, o Opt[string], max int) (string, bool) {

@@ -61,13 +61,8 @@ func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 		return nil, err
 	}
 	var v ValidationErrors
-	for _, f := range []struct {
-		name  string
-		named bool
-	}{{"account_number", in.AccountNumber.Named}, {"delivery_type", in.DeliveryType.Named}} {
-		if f.named {
-			v.Add(f.name, "cannot be changed; cancel this To Do and create a new one")
-		}
+	for _, name := range refusedNamed(&in) {
+		v.Add(name, "cannot be changed; cancel this To Do and create a new one")
 	}
 	if s := in.Schedule; s.Named && !s.Has() {
 		v.Add("schedule", "cannot be removed; give a new schedule or leave it out")
