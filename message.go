@@ -113,6 +113,16 @@ type MessageFilter struct {
 	PageSize  *int
 }
 
+// ReadMessageFilter reads the parameters of a message list (GET /api/v2/messages,
+// list_messages).
+func ReadMessageFilter(p Params) MessageFilter {
+	return MessageFilter{
+		Origin: p.Text("origin"), Status: p.Text("status"),
+		StartDate: p.Text("start_date"), EndDate: p.Text("end_date"),
+		Read: p.Bool("read"), Page: p.Int("page"), PageSize: p.Int("page_size"),
+	}
+}
+
 // Message list limits.
 const (
 	DefaultMessagePageSize = 50

@@ -319,3 +319,21 @@ func overlay[T any](dst, src *T) {
 		}
 	}
 }
+
+// Params reads the parameters of a list request by name as its API carries them: the
+// customer API's query string (rest/) or a tool's arguments (mcp/). A value that is not of
+// the type asked for is recorded by the reader, as a field error under its name in that
+// API's words, and read as absent; the domain's rules (a filter's Validate) come after.
+// ReadMessageFilter and ReadRecordingFilter read a list's parameters with it, so each list
+// names its parameters once for both APIs.
+type Params interface {
+	// Text is a string parameter, "" when absent.
+	Text(name string) string
+	// ID is an id parameter as text, "" when absent: a string, or where the API has
+	// numbers an integer.
+	ID(name string) string
+	// Int is an integer parameter, nil when absent.
+	Int(name string) *int
+	// Bool is a boolean parameter, nil when absent.
+	Bool(name string) *bool
+}
