@@ -215,14 +215,8 @@ func Walk(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
 // pointer.)
 func OmittedNotNull(t reflect.Type, s *jsonschema.Schema) {
 	eachProperty(t, s, func(f reflect.StructField, _ string, opts []string, p *jsonschema.Schema) {
-		if f.Type.Kind() != reflect.Pointer || !slices.Contains(opts, "omitempty") {
-			return
-		}
-		if i := slices.Index(p.Types, "null"); i >= 0 {
-			p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
-			if len(p.Types) == 1 {
-				p.Type, p.Types = p.Types[0], nil
-			}
+		if f.Type.Kind() == reflect.Pointer && slices.Contains(opts, "omitempty") {
+			dropNull(p)
 		}
 	})
 }
@@ -239,13 +233,19 @@ func NonNullItems(s *jsonschema.Schema) {
 			s.Items = it.AnyOf[0]
 			return
 		}
-		if i := slices.Index(it.Types, "null"); i >= 0 {
-			it.Types = slices.Delete(slices.Clone(it.Types), i, i+1)
-			if len(it.Types) == 1 {
-				it.Type, it.Types = it.Types[0], nil
-			}
-		}
+		dropNull(it)
 	})
+}
+
+// dropNull narrows p's list of types to leave null out (allowNull's converse), a single
+// type left written as type.
+func dropNull(p *jsonschema.Schema) {
+	if i := slices.Index(p.Types, "null"); i >= 0 {
+		p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
+		if len(p.Types) == 1 {
+			p.Type, p.Types = p.Types[0], nil
+		}
+	}
 }
 
 // NullLast orders every list of types of s with "null" last (["string", "null"]), as
