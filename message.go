@@ -165,9 +165,7 @@ func CheckRecentLimit(limit *int) (int, error) {
 		return DefaultRecentLimit, nil
 	}
 	if *limit < 1 || *limit > MaxRecentLimit {
-		var v ValidationErrors
-		v.Add("limit", fmt.Sprintf("must be an integer between 1 and %d", MaxRecentLimit))
-		return 0, v.Err()
+		return 0, FieldErr("limit", fmt.Sprintf("must be an integer between 1 and %d", MaxRecentLimit))
 	}
 	return *limit, nil
 }
@@ -247,11 +245,7 @@ const (
 
 // errMessageNotObject is the error of a create request whose "message" is not a JSON
 // object: a 422 on that property, as the body around it is one.
-var errMessageNotObject = func() error {
-	var v ValidationErrors
-	v.Add("message", "must be a JSON object")
-	return v.Err()
-}()
+var errMessageNotObject = FieldErr("message", "must be a JSON object")
 
 // ParseMessageCreate reads the "message" object of a create request (a
 // MessageCreateRequest). Every bad field is reported.

@@ -224,9 +224,7 @@ func (s *Server) handler(op serverOperation) http.HandlerFunc {
 			return
 		}
 		if name := badQueryText(r); name != "" {
-			var v answerdesk.ValidationErrors
-			v.Add(name, answerdesk.InvalidTextMessage)
-			s.Error(w, r, v.Err())
+			s.Error(w, r, answerdesk.FieldErr(name, answerdesk.InvalidTextMessage))
 			return
 		}
 		op.handle(s, w, r)
