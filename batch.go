@@ -105,19 +105,16 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	var in struct {
 		Requests []json.RawMessage `json:"requests"`
 	}
-	bad := func(field, msg string) error {
-		return &Error{Code: EINVALID, Message: "invalid parameter " + field + ": " + msg, Fields: []FieldError{{Field: field, Message: msg}}}
-	}
 	if wrong, ok := decodeRequest(body, &in); !ok || len(wrong) > 0 {
-		return nil, bad("requests", `the body must be a JSON object {"requests": [...]}`)
+		return nil, FieldErr("requests", `the body must be a JSON object {"requests": [...]}`)
 	}
 	// The operations' ids and query values are text like any other (a job stores them).
 	var e *Error
 	if errors.As(RefuseNUL(body), &e) && len(e.Fields) > 0 {
-		return nil, bad(e.Fields[0].Field, e.Fields[0].Message)
+		return nil, FieldErr(e.Fields[0].Field, e.Fields[0].Message)
 	}
 	if len(in.Requests) == 0 || len(in.Requests) > MaxBatchRequests {
-		return nil, bad("requests", fmt.Sprintf("must hold 1 to %d operations", MaxBatchRequests))
+		return nil, FieldErr("requests", fmt.Sprintf("must hold 1 to %d operations", MaxBatchRequests))
 	}
 	out := make([]BatchRequest, len(in.Requests))
 	seen := map[string]bool{}
@@ -125,22 +122,22 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 		p := fmt.Sprintf("requests[%d]", i)
 		r := &out[i]
 		if wrong, ok := decodeRequest(raw, r); !ok || len(wrong) > 0 {
-			return nil, bad(p, `must be {"id": string, "method": "GET", "path": string, "query": {string: string}}`)
+			return nil, FieldErr(p, `must be {"id": string, "method": "GET", "path": string, "query": {string: string}}`)
 		}
 		switch {
 		case r.ID == "" || len(r.ID) > 100:
-			return nil, bad(p+".id", "is required, at most 100 characters")
+			return nil, FieldErr(p+".id", "is required, at most 100 characters")
 		case seen[r.ID]:
-			return nil, bad(p+".id", "must be unique in the batch")
+			return nil, FieldErr(p+".id", "must be unique in the batch")
 		case r.Method != "GET":
-			return nil, bad(p+".method", `must be "GET": the public API is read-only`)
+			return nil, FieldErr(p+".method", `must be "GET": the public API is read-only`)
 		}
 		seen[r.ID] = true
 		if err := checkBatchPath(r.Path); err != "" {
-			return nil, bad(p+".path", err)
+			return nil, FieldErr(p+".path", err)
 		}
 		if len(r.Query) > 20 {
-			return nil, bad(p+".query", "must have at most 20 parameters")
+			return nil, FieldErr(p+".query", "must have at most 20 parameters")
 		}
 	}
 	return out, nil

@@ -84,6 +84,14 @@ type ValidationErrors struct {
 	fields []FieldError
 }
 
+// FieldErr is the EINVALID error of one field that failed with message, worded as
+// ValidationErrors words every field error ("invalid parameter field: message").
+func FieldErr(field, message string) error {
+	var v ValidationErrors
+	v.Add(field, message)
+	return v.Err()
+}
+
 // Add records that field failed with message.
 func (v *ValidationErrors) Add(field, message string) {
 	v.fields = append(v.fields, FieldError{Field: field, Message: message})

@@ -175,9 +175,7 @@ func renderPayload(payloadType string, fields []PayloadField, d *MergeData, budg
 	case strings.EqualFold(payloadType, PayloadForm):
 		form, contentType = true, ContentTypeForm
 	default:
-		var v ValidationErrors
-		v.Add("payload_type", fmt.Sprintf("must be %s or %s", PayloadJSON, PayloadForm))
-		return nil, "", nil, v.Err()
+		return nil, "", nil, FieldErr("payload_type", fmt.Sprintf("must be %s or %s", PayloadJSON, PayloadForm))
 	}
 
 	// Which template each name ends up with: first position, last value. Only those are

@@ -113,6 +113,16 @@ type MessageFilter struct {
 	PageSize  *int
 }
 
+// ReadMessageFilter reads the parameters of a message list (GET /api/v2/messages,
+// list_messages).
+func ReadMessageFilter(p Params) MessageFilter {
+	return MessageFilter{
+		Origin: p.Text("origin"), Status: p.Text("status"),
+		StartDate: p.Text("start_date"), EndDate: p.Text("end_date"),
+		Read: p.Bool("read"), Page: p.Int("page"), PageSize: p.Int("page_size"),
+	}
+}
+
 // Message list limits.
 const (
 	DefaultMessagePageSize = 50
@@ -155,9 +165,7 @@ func CheckRecentLimit(limit *int) (int, error) {
 		return DefaultRecentLimit, nil
 	}
 	if *limit < 1 || *limit > MaxRecentLimit {
-		var v ValidationErrors
-		v.Add("limit", fmt.Sprintf("must be an integer between 1 and %d", MaxRecentLimit))
-		return 0, v.Err()
+		return 0, FieldErr("limit", fmt.Sprintf("must be an integer between 1 and %d", MaxRecentLimit))
 	}
 	return *limit, nil
 }
@@ -235,18 +243,18 @@ const (
 	MaxAnswersDepth = 32
 )
 
+// errMessageNotObject is the error of a create request whose "message" is not a JSON
+// object: a 422 on that property, as the body around it is one.
+var errMessageNotObject = FieldErr("message", "must be a JSON object")
+
 // ParseMessageCreate reads the "message" object of a create request (a
 // MessageCreateRequest). Every bad field is reported.
 func ParseMessageCreate(obj json.RawMessage) (*MessageCreate, error) {
-	var v ValidationErrors
 	var in MessageCreateRequest
-	if _, ok := decodeRequest(obj, &in); !ok {
-		v.Add("message", "must be a JSON object")
-		return nil, v.Err()
-	}
-	if err := RefuseNUL(obj); err != nil {
+	if err := decodeBody(obj, &in, errMessageNotObject); err != nil {
 		return nil, err
 	}
+	var v ValidationErrors
 	m := &MessageCreate{Strings: map[string]string{}}
 	m.Content, _ = v.text("content", in.Content, MaxContentLength)
 	if strings.TrimSpace(m.Content) == "" && !v.Has("content") {

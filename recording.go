@@ -74,6 +74,20 @@ type RecordingFilter struct {
 	PageSize  *int
 }
 
+// ReadRecordingFilter reads the parameters of a call recording list
+// (GET /api/v2/call-recordings, list_call_recordings).
+func ReadRecordingFilter(p Params) RecordingFilter {
+	f := RecordingFilter{
+		AccountID: p.ID("account_id"), SkillName: p.Text("skill_name"),
+		FromDate: p.Text("from_date"), ToDate: p.Text("to_date"),
+		Page: p.Int("page"), PageSize: p.Int("page_size"),
+	}
+	if b := p.Bool("sample"); b != nil {
+		f.Sample = *b
+	}
+	return f
+}
+
 // Call recording list limits.
 const (
 	DefaultRecordingPageSize = 50

@@ -126,6 +126,20 @@ func optWrong(v reflect.Value) string {
 	return ""
 }
 
+// decodeBody is how every body parser starts: it decodes body, which must be one JSON
+// object, into the request struct in points to (decodeRequest; each Opt field records a
+// value of the wrong type for the parser to report), and applies the text rule (RefuseNUL).
+// A body that is not an object is notObject.
+func decodeBody(body []byte, in any, notObject error) error {
+	if _, ok := decodeRequest(body, in); !ok {
+		return notObject
+	}
+	return RefuseNUL(body)
+}
+
+// errNotObject is the error of a body that is not one JSON object.
+var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
+
 // DecodeJSONObject decodes a request body that must be one JSON object into v, a struct,
 // as every body is decoded (decodeRequest). A property of the wrong type is a 422 naming
 // it; anything that is not a JSON object is EPROCESSING.
@@ -192,6 +206,24 @@ func wrongTypes(in any) []FieldError {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if w := optWrong(v.FieldByIndex(f.Index)); !f.Anonymous && w != "" {
 			out = append(out, FieldError{Field: name, Message: w})
+		}
+	}
+	return out
+}
+
+// refusedNamed lists the properties of a decoded request (in points to) that are tagged
+// refused:"true" and that the body names, even as null: properties a request may not
+// give. The API reference reads the same tag (schema.Refused), so the two cannot disagree.
+func refusedNamed(in any) []string {
+	var out []string
+	v := reflect.ValueOf(in).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Tag.Get("refused") != "true" {
+			continue
+		}
+		if v.FieldByIndex(f.Index).FieldByName("Named").Bool() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out = append(out, name)
 		}
 	}
 	return out
@@ -286,4 +318,22 @@ func overlay[T any](dst, src *T) {
 			d.FieldByIndex(f.Index).Set(s.FieldByIndex(f.Index))
 		}
 	}
+}
+
+// Params reads the parameters of a list request by name as its API carries them: the
+// customer API's query string (rest/) or a tool's arguments (mcp/). A value that is not of
+// the type asked for is recorded by the reader, as a field error under its name in that
+// API's words, and read as absent; the domain's rules (a filter's Validate) come after.
+// ReadMessageFilter and ReadRecordingFilter read a list's parameters with it, so each list
+// names its parameters once for both APIs.
+type Params interface {
+	// Text is a string parameter, "" when absent.
+	Text(name string) string
+	// ID is an id parameter as text, "" when absent: a string, or where the API has
+	// numbers an integer.
+	ID(name string) string
+	// Int is an integer parameter, nil when absent.
+	Int(name string) *int
+	// Bool is a boolean parameter, nil when absent.
+	Bool(name string) *bool
 }

@@ -183,8 +183,8 @@ var RequiredByDeliveryType = map[string][]string{
 // ToDoUpdateRequest is the body of PATCH /api/v2/to-dos/{id}: the properties it names
 // change, the others stay. It is what ParseToDoPatch decodes, so the document and the
 // parser read one list of properties. account_number and delivery_type decide which
-// account and which channel a To Do is: they are read only to be refused (tag refused),
-// even as null.
+// account and which channel a To Do is: they are read only to be refused, even as null
+// (the tag refused, which ParseToDoPatch and the API reference both read).
 type ToDoUpdateRequest struct {
 	AccountNumber Opt[string]          `json:"account_number,omitzero" refused:"true" jsonschema:"Cannot be changed: naming it (even as null) is a 422 on account_number. Cancel the To Do and create a new one."`
 	DeliveryType  Opt[string]          `json:"delivery_type,omitzero" refused:"true" jsonschema:"Cannot be changed: naming it (even as null) is a 422 on delivery_type. Cancel the To Do and create a new one."`
@@ -204,17 +204,11 @@ type ToDoDetails struct {
 	Subject      Opt[string] `json:"subject,omitzero" jsonschema:"email: subject line; defaults to the To Do's name."`
 }
 
-// errNotObject is the error of a body that is not one JSON object.
-var errNotObject = &Error{Code: EPROCESSING, Message: "the request body must be a JSON object"}
-
 // ParseToDoCreate reads the body of a create request (a ToDoCreateRequest). Every field is
 // type-checked, and every bad field is reported at once.
 func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
 	var in ToDoCreateRequest
-	if _, ok := decodeRequest(body, &in); !ok {
-		return nil, errNotObject
-	}
-	if err := RefuseNUL(body); err != nil {
+	if err := decodeBody(body, &in, errNotObject); err != nil {
 		return nil, err
 	}
 	return toDoFields(&in, true)

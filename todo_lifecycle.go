@@ -57,20 +57,12 @@ type ToDoPatch struct {
 // is, is a 422 on that field; unknown properties are ignored, as on create.
 func ParseToDoPatch(body []byte) (*ToDoPatch, error) {
 	var in ToDoUpdateRequest
-	if _, ok := decodeRequest(body, &in); !ok {
-		return nil, errNotObject
-	}
-	if err := RefuseNUL(body); err != nil {
+	if err := decodeBody(body, &in, errNotObject); err != nil {
 		return nil, err
 	}
 	var v ValidationErrors
-	for _, f := range []struct {
-		name  string
-		named bool
-	}{{"account_number", in.AccountNumber.Named}, {"delivery_type", in.DeliveryType.Named}} {
-		if f.named {
-			v.Add(f.name, "cannot be changed; cancel this To Do and create a new one")
-		}
+	for _, name := range refusedNamed(&in) {
+		v.Add(name, "cannot be changed; cancel this To Do and create a new one")
 	}
 	if s := in.Schedule; s.Named && !s.Has() {
 		v.Add("schedule", "cannot be removed; give a new schedule or leave it out")

@@ -150,16 +150,17 @@ func (a *accountTools) call(ctx context.Context, req mcpgo.CallToolRequest, know
 	return run(ctx, c, &params{args: args})
 }
 
-// params reads a call's arguments as the customer API reads its query: each type error is
-// a field error under the argument's name, with REST's wording, and the values are then
-// checked by the same root-package rules REST uses (MessageFilter.Validate, CheckPaging...).
+// params reads a call's arguments as the customer API reads its query (it is the tools'
+// answerdesk.Params): each type error is a field error under the argument's name, with
+// REST's wording, and the values are then checked by the same root-package rules REST uses
+// (MessageFilter.Validate, CheckPaging...).
 type params struct {
 	args
 	v answerdesk.ValidationErrors
 }
 
-// str returns a string argument as given ("" when absent or null).
-func (p *params) str(name string) string {
+// Text returns a string argument as given ("" when absent or null).
+func (p *params) Text(name string) string {
 	v, ok := p.m[name]
 	if !ok || v == nil {
 		return ""
@@ -171,9 +172,9 @@ func (p *params) str(name string) string {
 	return s
 }
 
-// int returns an integer argument (a whole JSON number, or a string of digits as in a
+// Int returns an integer argument (a whole JSON number, or a string of digits as in a
 // query), or nil when absent.
-func (p *params) int(name string) *int {
+func (p *params) Int(name string) *int {
 	v, ok := p.m[name]
 	if !ok || v == nil {
 		return nil
@@ -193,9 +194,9 @@ func (p *params) int(name string) *int {
 	return nil
 }
 
-// bool returns a boolean argument (true/false, or "true"/"false" as in a query), or nil
+// Bool returns a boolean argument (true/false, or "true"/"false" as in a query), or nil
 // when absent.
-func (p *params) bool(name string) *bool {
+func (p *params) Bool(name string) *bool {
 	v, ok := p.m[name]
 	if !ok || v == nil {
 		return nil
@@ -236,6 +237,13 @@ func (p *params) optID(name string) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// ID returns an optional id argument (a string, as in a query, or an integer), "" when
+// absent.
+func (p *params) ID(name string) string {
+	s, _ := p.optID(name)
+	return s
 }
 
 // err is the argument type errors, or nil.
@@ -327,11 +335,7 @@ func (a *accountTools) listMessages() server.ServerTool {
 	return a.tool(tool,
 		[]string{"origin", "status", "start_date", "end_date", "read", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			f := answerdesk.MessageFilter{
-				Origin: p.str("origin"), Status: p.str("status"),
-				StartDate: p.str("start_date"), EndDate: p.str("end_date"),
-				Read: p.bool("read"), Page: p.int("page"), PageSize: p.int("page_size"),
-			}
+			f := answerdesk.ReadMessageFilter(p)
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -353,7 +357,7 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 			"Use it to see what came in lately; use list_messages to filter or page. Needs the messages:read scope.", opts...)
 	return a.tool(tool, []string{"limit"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			raw := p.int("limit")
+			raw := p.Int("limit")
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -502,15 +506,7 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 	return a.tool(tool,
 		[]string{"account_id", "skill_name", "from_date", "to_date", "sample", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			f := answerdesk.RecordingFilter{
-				SkillName: p.str("skill_name"),
-				FromDate:  p.str("from_date"), ToDate: p.str("to_date"),
-				Page: p.int("page"), PageSize: p.int("page_size"),
-			}
-			f.AccountID, _ = p.optID("account_id") // a string, as in the query, or an integer
-			if b := p.bool("sample"); b != nil {
-				f.Sample = *b
-			}
+			f := answerdesk.ReadRecordingFilter(p)
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -569,7 +565,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 			"Each has its state, delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
 	return a.tool(tool, []string{"page", "page_size", "state"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			page, size, state := p.int("page"), p.int("page_size"), p.str("state")
+			page, size, state := p.Int("page"), p.Int("page_size"), p.Text("state")
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -712,7 +708,7 @@ func (a *accountTools) listToDoDeliveries() server.ServerTool {
 			"and attempts [{at, status, error}]. An occurrence dropped by a pause, cancel or schedule change is skipped with the reason. Needs the todos:read scope.", opts...)
 	return a.tool(tool, []string{"id", "page", "page_size"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			id, page, size := p.id("id"), p.int("page"), p.int("page_size")
+			id, page, size := p.id("id"), p.Int("page"), p.Int("page_size")
 			if err := p.err(); err != nil {
 				return nil, err
 			}

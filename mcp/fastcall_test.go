@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/ratelimit"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -181,21 +179,7 @@ func TestFastCallsWithTheMCPGoClient(t *testing.T) {
 		now := time.Date(2026, 11, 22, 12, 0, 5, 0, time.UTC)
 		c.Now = func() time.Time { return now }
 	})
-	tr, err := transport.NewStreamableHTTP(s.url, transport.WithHTTPTimeout(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcpgo.ProtocolVersion20250618))
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.ProtocolVersion20250618
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	c, _ := mcptest.Connect(t, s.url, mcpgo.ProtocolVersion20250618)
 	args := map[string]any{"query": "call recordings"}
 	var results []*mcpgo.CallToolResult
 	for i := range limit + 2 {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/search"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -116,27 +116,11 @@ func connectWith(t testing.TB, url string, legacy bool, opts ...transport.Stream
 // when the test ends, and returns it with the initialize result.
 func connectURL(t testing.TB, url string, legacy bool, opts ...transport.StreamableHTTPCOption) (*client.Client, *mcpgo.InitializeResult) {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url, append([]transport.StreamableHTTPCOption{transport.WithHTTPTimeout(30 * time.Second)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var copts []client.ClientOption
+	version := ""
 	if legacy {
-		copts = append(copts, client.WithProtocolVersion(mcpgo.LATEST_LEGACY_PROTOCOL_VERSION))
+		version = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
 	}
-	c := client.NewClient(tr, copts...)
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "answerdesk-test", Version: "1"}
-	res, err := c.Initialize(ctx, init)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c, res
+	return mcptest.Connect(t, url, version, opts...)
 }
 
 func TestMain(m *testing.M) {
@@ -159,29 +143,12 @@ func listTools(t testing.TB, c *client.Client) ([]mcpgo.Tool, []string) {
 	return res.Tools, names
 }
 
-// call calls a tool and fails the test on a protocol error.
-func call(t testing.TB, c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
-	t.Helper()
-	req := mcpgo.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.CallTool(context.Background(), req)
-	if err != nil {
-		t.Fatalf("tools/call %s %v: %v", name, args, err)
-	}
-	return res
-}
-
-// text is the text content of a result.
-func text(res *mcpgo.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := mcpgo.AsTextContent(c); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+// call calls a tool and fails the test on a protocol error; text is the text content of a
+// result. They are mcptest's, under the short names these tests use.
+var (
+	call = mcptest.Call
+	text = mcptest.Text
+)
 
 // structured decodes a result's structured content into v, failing on a tool error.
 func structured(t testing.TB, res *mcpgo.CallToolResult, v any) {

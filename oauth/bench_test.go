@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk/internal/latency"
+	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/oauth2"
 )
 
@@ -22,31 +22,14 @@ func BenchmarkAccountServer(b *testing.B) {
 	for i := range 1000 {
 		app.CreateMessage(b, app.Alice, testapp.Start.Add(-time.Duration(i)*time.Minute), map[string]any{"content": "Benchmark message"})
 	}
-	ctx := context.Background()
 	oauthTok := tokenFor(b, app, publicClient(b, app), app.Alice.Email).AccessToken
 	mcpClient := func(bearer string) *client.Client {
-		tr, err := transport.NewStreamableHTTP(app.Server.URL+"/mcp/account", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := client.NewClient(tr)
-		if err := c.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = c.Close() })
-		init := mcpgo.InitializeRequest{}
-		init.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			b.Fatal(err)
-		}
+		c, _ := mcptest.Connect(b, app.Server.URL+"/mcp/account", "", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + bearer}))
 		return c
 	}
 	callTool := func(c *client.Client, name string, args map[string]any) {
-		req := mcpgo.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = name, args
-		res, err := c.CallTool(ctx, req)
-		if err != nil || res.IsError {
-			b.Fatalf("%s: %v %v", name, err, res)
+		if res := mcptest.Call(b, c, name, args); res.IsError {
+			b.Fatalf("%s: %s", name, mcptest.Text(res))
 		}
 	}
 	for _, cred := range []struct{ name, token string }{{"oauth", oauthTok}, {"api_token", app.Alice.Token}} {

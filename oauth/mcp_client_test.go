@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -93,22 +94,11 @@ func postMCP(t testing.TB, c *http.Client, base, token, session, body string) *h
 	return resp
 }
 
+// callTool calls a tool (mcptest.Call) and returns the result with its text.
 func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (*mcpgo.CallToolResult, string) {
 	t.Helper()
-	req := mcpgo.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.CallTool(context.Background(), req)
-	if err != nil {
-		t.Fatalf("tools/call %s: %v", name, err)
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(mcpgo.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	return res, text.String()
+	res := mcptest.Call(t, c, name, args)
+	return res, mcptest.Text(res)
 }
 
 func TestMCPClientByURLAlone(t *testing.T) {

@@ -21,7 +21,7 @@ func (s *Server) deleteOnCallContact(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listDispatchDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	f := answerdesk.DeliveryFilter{MessageID: q.str("message_id"), Status: q.str("status"), Page: q.int("page"), PageSize: q.int("page_size")}
+	f := answerdesk.DeliveryFilter{MessageID: q.Text("message_id"), Status: q.Text("status"), Page: q.Int("page"), PageSize: q.Int("page_size")}
 	dq, err := checked(q, f.Validate)
 	if err != nil {
 		s.Error(w, r, err)

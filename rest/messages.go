@@ -75,12 +75,7 @@ func caller(r *http.Request) *answerdesk.Caller { return answerdesk.CallerFromCo
 
 func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	f := answerdesk.MessageFilter{
-		Origin: q.str("origin"), Status: q.str("status"),
-		StartDate: q.str("start_date"), EndDate: q.str("end_date"),
-		Read: q.bool("read"), Page: q.int("page"), PageSize: q.int("page_size"),
-	}
-	mq, err := checked(q, f.Validate)
+	mq, err := checked(q, answerdesk.ReadMessageFilter(q).Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return
@@ -93,7 +88,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) recentMessages(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	raw := q.int("limit")
+	raw := q.Int("limit")
 	limit, err := checked(q, func() (int, error) { return answerdesk.CheckRecentLimit(raw) })
 	if err != nil {
 		s.Error(w, r, err)

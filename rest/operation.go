@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -25,6 +26,10 @@ type operation struct {
 	bodies       map[int]string // success status → schema component of the body ("" keeps the base's)
 	errors       map[int]string // error status → response component
 }
+
+// okBody is the bodies of an operation whose one success is a 200 with a body of the
+// schema component comp ("" keeps the base's).
+func okBody(comp string) map[int]string { return map[int]string{http.StatusOK: comp} }
 
 // queryParam is a query parameter of an operation.
 type queryParam struct {

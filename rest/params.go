@@ -11,7 +11,8 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// query reads typed query parameters, collecting every type error as a field error.
+// query reads typed query parameters, collecting every type error as a field error. It is
+// the customer API's answerdesk.Params.
 type query struct {
 	values url.Values
 	errs   answerdesk.ValidationErrors
@@ -19,8 +20,8 @@ type query struct {
 
 func newQuery(r *http.Request) *query { return &query{values: r.URL.Query()} }
 
-// str returns the parameter's value; a repeated parameter is an error.
-func (q *query) str(name string) string {
+// Text returns the parameter's value; a repeated parameter is an error.
+func (q *query) Text(name string) string {
 	vs := q.values[name]
 	if len(vs) > 1 {
 		q.errs.Add(name, "must be given once")
@@ -31,9 +32,12 @@ func (q *query) str(name string) string {
 	return vs[0]
 }
 
-// int returns the parameter as an integer, or nil when absent.
-func (q *query) int(name string) *int {
-	s := q.str(name)
+// ID returns an id parameter: in a query, text like any other.
+func (q *query) ID(name string) string { return q.Text(name) }
+
+// Int returns the parameter as an integer, or nil when absent.
+func (q *query) Int(name string) *int {
+	s := q.Text(name)
 	if _, ok := q.values[name]; !ok {
 		return nil
 	}
@@ -45,9 +49,9 @@ func (q *query) int(name string) *int {
 	return &n
 }
 
-// bool returns the parameter as a boolean (true/false), or nil when absent.
-func (q *query) bool(name string) *bool {
-	s := q.str(name)
+// Bool returns the parameter as a boolean (true/false), or nil when absent.
+func (q *query) Bool(name string) *bool {
+	s := q.Text(name)
 	if _, ok := q.values[name]; !ok {
 		return nil
 	}
@@ -77,7 +81,7 @@ func checked[T any](q *query, validate func() (T, error)) (T, error) {
 
 // paging reads page and page_size against a list's default and maximum.
 func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
-	page, size := q.int("page"), q.int("page_size")
+	page, size := q.Int("page"), q.Int("page_size")
 	if q.errs.Has("page") || q.errs.Has("page_size") {
 		return answerdesk.Paging{}
 	}

@@ -164,17 +164,17 @@ func without(errs map[int]string, status int) map[int]string {
 // serves them and /api/v1/openapi.json describes them (the prose is openapi/v1.json's).
 var v1Operations = []publicOperation{
 	{operation: operation{method: http.MethodGet, path: "/company", id: "getCompany", summary: "Get the company profile",
-		bodies: map[int]string{http.StatusOK: "Company"}, errors: publicReadErrors},
+		bodies: okBody("Company"), errors: publicReadErrors},
 		route: inBatch, handle: (*publicAPI).company},
 	{operation: operation{method: http.MethodGet, path: "/services", id: "listServices", summary: "List the services",
-		bodies: map[int]string{http.StatusOK: "ServiceList"}, errors: publicReadErrors},
+		bodies: okBody("ServiceList"), errors: publicReadErrors},
 		route: inBatch, handle: (*publicAPI).services},
 	{operation: operation{method: http.MethodGet, path: "/pricing", id: "getPricing", summary: "Get the pricing plans",
 		query: []queryParam{
 			{name: "billingCycle", schema: map[string]any{"type": "string", "enum": public.BillingCycles, "default": public.BillingCycles[0]}},
 			{name: "service", schema: map[string]any{"type": "string"}},
 		},
-		bodies: map[int]string{http.StatusOK: "Pricing"}, errors: publicReadErrors},
+		bodies: okBody("Pricing"), errors: publicReadErrors},
 		route: inBatch, handle: (*publicAPI).pricing},
 	{operation: operation{method: http.MethodGet, path: "/search", id: "searchSite", summary: "Search the site",
 		// The schemas are answerdesk.ParseSearch's rule.
@@ -184,7 +184,7 @@ var v1Operations = []publicOperation{
 			{name: "cursor", schema: map[string]any{"type": "string", "maxLength": answerdesk.MaxSearchCursor}},
 			{name: "type", schema: map[string]any{"type": "string", "enum": answerdesk.PageTypes}},
 		},
-		bodies: map[int]string{http.StatusOK: "SearchResults"}, errors: with(publicReadErrors, http.StatusBadRequest, "SearchBadRequest")},
+		bodies: okBody("SearchResults"), errors: with(publicReadErrors, http.StatusBadRequest, "SearchBadRequest")},
 		route: inBatch, handle: (*publicAPI).search},
 	{operation: operation{method: http.MethodPost, path: "/batch", id: "runBatch", summary: "Run up to 10 GET operations in one request",
 		bodies: map[int]string{http.StatusOK: "BatchResult", http.StatusAccepted: "BatchJobAccepted"},
@@ -195,7 +195,7 @@ var v1Operations = []publicOperation{
 		errors: with(without(publicReadErrors, http.StatusNotModified), http.StatusNotFound, "JobNotFound")},
 		route: limited, handle: (*publicAPI).batchJob},
 	{operation: operation{method: http.MethodGet, path: "/openapi.json", id: "getOpenApiDocument", summary: "Get this OpenAPI document",
-		bodies: map[int]string{http.StatusOK: ""},
+		bodies: okBody(""),
 		errors: map[int]string{http.StatusNotModified: "NotModified", http.StatusMethodNotAllowed: "MethodNotAllowed"}},
 		route: unlimited, anyQuery: true, handle: func(_ *publicAPI, w http.ResponseWriter, r *http.Request) { serveOpenAPIV1(w, r) }},
 }

@@ -11,15 +11,7 @@ import (
 
 func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	f := answerdesk.RecordingFilter{
-		AccountID: q.str("account_id"), SkillName: q.str("skill_name"),
-		FromDate: q.str("from_date"), ToDate: q.str("to_date"),
-		Page: q.int("page"), PageSize: q.int("page_size"),
-	}
-	if b := q.bool("sample"); b != nil {
-		f.Sample = *b
-	}
-	rq, err := checked(q, f.Validate)
+	rq, err := checked(q, answerdesk.ReadRecordingFilter(q).Validate)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -29,11 +29,6 @@ func NewAdminService(db *DB, users *UserService) *AdminService {
 
 var _ answerdesk.AdminService = (*AdminService)(nil)
 
-func fieldErr(field, msg string) error {
-	return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter " + field + ": " + msg,
-		Fields: []answerdesk.FieldError{{Field: field, Message: msg}}}
-}
-
 // CreateAccount creates an account with its SMS numbers and sending domains in one transaction.
 func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, req *answerdesk.AccountCreate) (*answerdesk.AccountDetail, error) {
 	if err := c.RequireAdmin(); err != nil {
@@ -48,7 +43,7 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 		err := tx.QueryRowContext(ctx, `INSERT INTO accounts (number, name, time_zone, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
 			req.Number, req.Name, req.TimeZone, now).Scan(&id)
 		if isUnique(err) {
-			return fieldErr("number", "is taken by another account")
+			return answerdesk.FieldErr("number", "is taken by another account")
 		}
 		if err != nil {
 			return fmt.Errorf("insert account %s: %w", req.Number, err)
@@ -80,7 +75,7 @@ func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number, fi
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled) VALUES (?, ?, 1)`, accountID, number)
 	case err == nil && owner != accountID:
-		return fieldErr(field, number+" belongs to another account")
+		return answerdesk.FieldErr(field, number+" belongs to another account")
 	case err == nil:
 		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET sms_enabled = 1 WHERE number = ?`, number)
 	}
@@ -173,7 +168,7 @@ func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, a
 	}
 	n, err := answerdesk.NormalizeSMSNumber(number)
 	if err != nil {
-		return nil, fieldErr("number", answerdesk.ErrorMessage(err))
+		return nil, answerdesk.FieldErr("number", answerdesk.ErrorMessage(err))
 	}
 	if err := s.db.tx(ctx, func(tx *sql.Tx) error { return addSMSNumberTx(ctx, tx, id, n, "number") }); err != nil {
 		return nil, err
@@ -218,7 +213,7 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 	}
 	d, err := answerdesk.NormalizeDomain(domain)
 	if err != nil {
-		return nil, fieldErr("domain", answerdesk.ErrorMessage(err))
+		return nil, answerdesk.FieldErr("domain", answerdesk.ErrorMessage(err))
 	}
 	if err := addSendingDomain(ctx, s.db.write, id, d, s.db.now().UnixMilli()); err != nil {
 		return nil, err
@@ -247,7 +242,7 @@ func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Ca
 	}
 	e, err := answerdesk.NormalizeEmail(email)
 	if err != nil {
-		return nil, fieldErr("email", answerdesk.ErrorMessage(err))
+		return nil, answerdesk.FieldErr("email", answerdesk.ErrorMessage(err))
 	}
 	if err := blacklistEmail(ctx, s.db.write, id, e, s.db.now().UnixMilli()); err != nil {
 		return nil, err
@@ -403,10 +398,10 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 	}
 	// An admin cannot lock themselves out; another admin (or the command line) can.
 	if id == c.UserID && req.Disabled != nil && *req.Disabled {
-		return nil, fieldErr("disabled", "cannot be set on your own user")
+		return nil, answerdesk.FieldErr("disabled", "cannot be set on your own user")
 	}
 	if id == c.UserID && req.Admin != nil && !*req.Admin {
-		return nil, fieldErr("admin", "cannot be taken from your own user")
+		return nil, answerdesk.FieldErr("admin", "cannot be taken from your own user")
 	}
 	var hash []byte
 	if req.Password != nil {

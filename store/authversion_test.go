@@ -18,13 +18,8 @@ func TestAuthenticateTokenVersion(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, testdb.SQLite, "authversion.db")
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	for _, n := range []string{"1001", "1002", "1003"} {
-		if _, err := db.CreateAccount(ctx, n, "Account "+n, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range []string{"1001", "1002", "1003"} {
-		insertTestMessages(t, db, n, 3, 1, now)
+	for _, a := range createTestAccounts(t, db, "1001", "1002", "1003") {
+		insertTestMessages(t, db, a.Number, 3, 1, now)
 	}
 	users, tokens := NewUserService(db), NewTokenService(db)
 	newToken := func(email string, admin bool, accounts ...string) (int64, string) {

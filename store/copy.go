@@ -176,6 +176,25 @@ func (db *DB) columns(ctx context.Context, table string) ([]column, error) {
 	return cols, nil
 }
 
+// columnList is the columns' names, in order, as a SELECT or INSERT lists them.
+func columnList(cols []column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// scanTargets are the destinations of a Scan of a row of n columns of any type: after each
+// rows.Scan(ptrs...), vals holds the row's values as the driver gives them.
+func scanTargets(n int) (vals, ptrs []any) {
+	vals, ptrs = make([]any, n), make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, ptrs
+}
+
 // copyTable streams table's rows from src into to in batches of multi-row INSERTs, each
 // batch one target transaction.
 func copyTable(ctx context.Context, src querier, to *DB, table string, batchSize int) (int64, error) {
@@ -183,11 +202,7 @@ func copyTable(ctx context.Context, src querier, to *DB, table string, batchSize
 	if err != nil {
 		return 0, err
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
-	list := strings.Join(names, ", ")
+	list := columnList(cols)
 	// A statement may bind at most 32,766 values on SQLite and 65,535 on PostgreSQL.
 	batchSize = max(1, min(batchSize, 30000/len(cols)))
 	rows, err := src.QueryContext(ctx, `SELECT `+list+` FROM `+table)
@@ -206,11 +221,7 @@ func copyTable(ctx context.Context, src querier, to *DB, table string, batchSize
 	}
 	var total int64
 	batch := make([]any, 0, batchSize*len(cols))
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := scanTargets(len(cols))
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return total, fmt.Errorf("read: %w", err)

@@ -69,11 +69,7 @@ func tableRows(t *testing.T, db *DB, table string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.name
-	}
-	q := `SELECT ` + strings.Join(names, ", ") + ` FROM ` + table
+	q := `SELECT ` + columnList(cols) + ` FROM ` + table
 	if table == "message_counts" {
 		q += ` WHERE n > 0`
 	}
@@ -83,11 +79,7 @@ func tableRows(t *testing.T, db *DB, table string) []string {
 	}
 	defer rows.Close()
 	var out []string
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals, ptrs := scanTargets(len(cols))
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)

@@ -18,11 +18,8 @@ func TestMessageCountsMatchMessages(t *testing.T) {
 		ctx := context.Background()
 		db := openTestDB(t, engine, "counts.db")
 		now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-		for _, n := range []string{"1001", "1002"} {
-			if _, err := db.CreateAccount(ctx, n, "Account "+n, ""); err != nil {
-				t.Fatal(err)
-			}
-			insertTestMessages(t, db, n, 300, 10, now)
+		for _, a := range createTestAccounts(t, db, "1001", "1002") {
+			insertTestMessages(t, db, a.Number, 300, 10, now)
 		}
 		// Updates of every counted column, and deletes, all through SQL as any future code might.
 		r := rand.New(rand.NewPCG(1, 2))

@@ -66,10 +66,8 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 			return fmt.Errorf("count on-call contacts of account %d: %w", acct.ID, err)
 		}
 		if n >= answerdesk.MaxOnCallContactsPerAccount {
-			var v answerdesk.ValidationErrors
-			v.Add("account_number", fmt.Sprintf("already has %d on-call contacts, the most an account may have; delete one first",
+			return answerdesk.FieldErr("account_number", fmt.Sprintf("already has %d on-call contacts, the most an account may have; delete one first",
 				answerdesk.MaxOnCallContactsPerAccount))
-			return v.Err()
 		}
 		err := tx.QueryRowContext(ctx, `INSERT INTO on_call_contacts (account_id, name, escalation_level, escalate_after_minutes, created_at)
 			VALUES (?, ?, ?, ?, ?) RETURNING id`, acct.ID, in.Name, in.EscalationLevel, in.EscalateAfterMinutes, now).Scan(&id)

@@ -22,6 +22,21 @@ func openTestDB(t *testing.T, engine, name string) *DB {
 	return db
 }
 
+// createTestAccounts creates an account of each number, named "Account <number>", the
+// setup of most tests of this package.
+func createTestAccounts(t testing.TB, db *DB, numbers ...string) []*answerdesk.Account {
+	t.Helper()
+	accounts := make([]*answerdesk.Account, len(numbers))
+	for i, n := range numbers {
+		a, err := db.CreateAccount(context.Background(), n, "Account "+n, "")
+		if err != nil {
+			t.Fatalf("create account %s: %v", n, err)
+		}
+		accounts[i] = a
+	}
+	return accounts
+}
+
 // insertTestMessages bulk-loads n messages into the account, spread over the `days` days
 // before now, with a mix of the columns the counts and filters look at (origin, status,
 // read). The realistic demo messages are package demo's, which imports store.

@@ -243,10 +243,7 @@ func (s *MessageService) find(ctx context.Context, q queryer, c *answerdesk.Call
 // accountForCreate resolves the account a new message or To Do goes to: the named one if
 // the caller may use it, else the caller's only account.
 func (db *DB) accountForCreate(ctx context.Context, c *answerdesk.Caller, number string) (*answerdesk.Account, error) {
-	field := func(msg string) error {
-		return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter account_number: " + msg,
-			Fields: []answerdesk.FieldError{{Field: "account_number", Message: msg}}}
-	}
+	field := func(msg string) error { return answerdesk.FieldErr("account_number", msg) }
 	var a answerdesk.Account
 	var err error
 	switch {

@@ -18,9 +18,7 @@ func newTokenCacheDB(t testing.TB) (*DB, *TokenService, int64, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.CreateAccount(ctx, "1001", "Account 1001", ""); err != nil {
-		t.Fatal(err)
-	}
+	createTestAccounts(t, db, "1001")
 	u, err := NewUserService(db).CreateUser(ctx, &answerdesk.UserCreate{Email: "one@example.com", AccountNumbers: []string{"1001"}})
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func (s *UserService) CreateUser(ctx context.Context, u *answerdesk.UserCreate) 
 			u.Email, string(hash), u.Admin, now.UnixMilli()).Scan(&user.ID)
 		if err != nil {
 			if isUnique(err) {
-				return fieldErr("email", "is taken by another user")
+				return answerdesk.FieldErr("email", "is taken by another user")
 			}
 			return fmt.Errorf("insert user: %w", err)
 		}
@@ -168,7 +168,7 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "token name too long", Fields: []answerdesk.FieldError{{Field: "name", Message: "must be at most 100 characters"}}}
 	}
 	if !answerdesk.ValidText(name) {
-		return nil, "", &answerdesk.Error{Code: answerdesk.EINVALID, Message: "invalid parameter name: " + answerdesk.InvalidTextMessage, Fields: []answerdesk.FieldError{{Field: "name", Message: answerdesk.InvalidTextMessage}}}
+		return nil, "", answerdesk.FieldErr("name", answerdesk.InvalidTextMessage)
 	}
 	now := s.db.now()
 	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}

@@ -16,14 +16,8 @@ func TestDataVersionChangesOnEveryWrite(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, testdb.SQLite, "versions.db")
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	acme, err := db.CreateAccount(ctx, "1001", "Acme", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	birch, err := db.CreateAccount(ctx, "1002", "Birch", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	accounts := createTestAccounts(t, db, "1001", "1002")
+	acme, birch := accounts[0], accounts[1]
 	insertTestMessages(t, db, "1001", 5, 1, now)
 	skill := "Sales"
 	rec := &answerdesk.CallRecording{AccountID: acme.ID, CallID: 7, CallSID: "CA1", DIDNumber: "+1", From: "+2",

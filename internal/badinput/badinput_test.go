@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -1052,20 +1053,8 @@ func (h *harness) mcpServers(ids map[string]string) {
 		if srv.token != "" {
 			opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + srv.token}))
 		}
-		tr, err := transport.NewStreamableHTTP(url, opts...)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		c := client.NewClient(tr)
+		c, _ := mcptest.Connect(h.t, url, "", opts...)
 		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			h.t.Fatal(err)
-		}
-		init := mcpgo.InitializeRequest{}
-		init.Params.ClientInfo = mcpgo.Implementation{Name: "badinput", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			h.t.Fatalf("%s initialize: %v", srv.path, err)
-		}
 		list, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
 		if err != nil {
 			h.t.Fatal(err)

@@ -117,17 +117,31 @@ func optSchemas(t reflect.Type, types map[reflect.Type]*jsonschema.Schema, refs 
 // OptionalNull lets the optional Opt properties of s, t's schema, be null: a request takes
 // null as leaving the property out, unless the field is tagged null:"refused".
 func OptionalNull(t reflect.Type, s *jsonschema.Schema) {
+	eachProperty(t, s, func(f reflect.StructField, _ string, opts []string, p *jsonschema.Schema) {
+		if _, isOpt := optValue(f.Type); isOpt && slices.Contains(opts, "omitzero") && f.Tag.Get("null") != "refused" {
+			allowNull(p)
+		}
+	})
+}
+
+// eachProperty calls fn with each field of t, a struct type or a pointer to one, that has a
+// property in s, t's schema: the field, its property's name, the options of its json tag
+// and the property's schema. A field without a json name has its Go name, as in
+// encoding/json. It is the one walk of the functions that adjust a schema field by field.
+func eachProperty(t reflect.Type, s *jsonschema.Schema, fn func(f reflect.StructField, name string, opts []string, p *jsonschema.Schema)) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	if t.Kind() != reflect.Struct || s == nil {
 		return
 	}
 	for _, f := range reflect.VisibleFields(t) {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		p := s.Properties[name]
-		if _, isOpt := optValue(f.Type); !isOpt || p == nil || !slices.Contains(strings.Split(opts, ","), "omitzero") {
-			continue
+		if name == "" {
+			name = f.Name
 		}
-		if f.Tag.Get("null") != "refused" {
-			allowNull(p)
+		if p := s.Properties[name]; p != nil {
+			fn(f, name, strings.Split(opts, ","), p)
 		}
 	}
 }
@@ -148,32 +162,22 @@ func allowNull(p *jsonschema.Schema) {
 // are not Opt fields be null: encoding/json leaves such a field as it was on null, so null
 // is the same as leaving the property out. (Opt fields say it themselves: OptionalNull.)
 func PlainOptionalNull(t reflect.Type, s *jsonschema.Schema) {
-	if t.Kind() != reflect.Struct || s == nil {
-		return
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		p := s.Properties[name]
-		if _, isOpt := optValue(f.Type); f.Anonymous || isOpt || p == nil || slices.Contains(s.Required, name) {
-			continue
+	eachProperty(t, s, func(f reflect.StructField, name string, _ []string, p *jsonschema.Schema) {
+		if _, isOpt := optValue(f.Type); !f.Anonymous && !isOpt && !slices.Contains(s.Required, name) {
+			allowNull(p)
 		}
-		allowNull(p)
-	}
+	})
 }
 
 // Refused makes the schema of each property of s, t's schema, whose field is tagged
 // refused:"true" one that no value satisfies ({"not": {}}, with the field's description):
 // a request that names the property, even as null, is refused.
 func Refused(t reflect.Type, s *jsonschema.Schema) {
-	if t.Kind() != reflect.Struct || s == nil {
-		return
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if p := s.Properties[name]; p != nil && f.Tag.Get("refused") == "true" {
+	eachProperty(t, s, func(f reflect.StructField, _ string, _ []string, p *jsonschema.Schema) {
+		if f.Tag.Get("refused") == "true" {
 			*p = jsonschema.Schema{Description: p.Description, Not: &jsonschema.Schema{}}
 		}
-	}
+	})
 }
 
 // For is Of for type T, every type inlined.
@@ -210,28 +214,11 @@ func Walk(s *jsonschema.Schema, fn func(*jsonschema.Schema)) {
 // field is left out when nil, so it is never null. (The reflection allows null for every
 // pointer.)
 func OmittedNotNull(t reflect.Type, s *jsonschema.Schema) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || s == nil {
-		return
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
+	eachProperty(t, s, func(f reflect.StructField, _ string, opts []string, p *jsonschema.Schema) {
+		if f.Type.Kind() == reflect.Pointer && slices.Contains(opts, "omitempty") {
+			dropNull(p)
 		}
-		p := s.Properties[name]
-		if p == nil || f.Type.Kind() != reflect.Pointer || !slices.Contains(strings.Split(opts, ","), "omitempty") {
-			continue
-		}
-		if i := slices.Index(p.Types, "null"); i >= 0 {
-			p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
-			if len(p.Types) == 1 {
-				p.Type, p.Types = p.Types[0], nil
-			}
-		}
-	}
+	})
 }
 
 // NonNullItems makes the items of every array of s non-null: the API's lists hold no nulls
@@ -246,13 +233,19 @@ func NonNullItems(s *jsonschema.Schema) {
 			s.Items = it.AnyOf[0]
 			return
 		}
-		if i := slices.Index(it.Types, "null"); i >= 0 {
-			it.Types = slices.Delete(slices.Clone(it.Types), i, i+1)
-			if len(it.Types) == 1 {
-				it.Type, it.Types = it.Types[0], nil
-			}
-		}
+		dropNull(it)
 	})
+}
+
+// dropNull narrows p's list of types to leave null out (allowNull's converse), a single
+// type left written as type.
+func dropNull(p *jsonschema.Schema) {
+	if i := slices.Index(p.Types, "null"); i >= 0 {
+		p.Types = slices.Delete(slices.Clone(p.Types), i, i+1)
+		if len(p.Types) == 1 {
+			p.Type, p.Types = p.Types[0], nil
+		}
+	}
 }
 
 // NullLast orders every list of types of s with "null" last (["string", "null"]), as
@@ -268,25 +261,15 @@ func NullLast(s *jsonschema.Schema) {
 // Int64Format marks the schemas of t's int and int64 fields "format": "int64", as OpenAPI
 // documents the width of an integer (an int is 64 bits wide wherever the server runs).
 func Int64Format(t reflect.Type, s *jsonschema.Schema) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || s == nil {
-		return
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
+	eachProperty(t, s, func(f reflect.StructField, _ string, _ []string, p *jsonschema.Schema) {
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if p := s.Properties[name]; p != nil && (ft.Kind() == reflect.Int64 || ft.Kind() == reflect.Int) && ft.PkgPath() == "" {
+		if (ft.Kind() == reflect.Int64 || ft.Kind() == reflect.Int) && ft.PkgPath() == "" {
 			p.Format = "int64"
 		}
-	}
+	})
 }
 
 // The envelopes of the customer API's bodies (CONTRACT §1): one object, a list without
