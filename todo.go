@@ -207,9 +207,23 @@ type ToDoDetails struct {
 // ParseToDoCreate reads the body of a create request (a ToDoCreateRequest). Every field is
 // type-checked, and every bad field is reported at once.
 func ParseToDoCreate(body []byte) (*ToDoCreate, error) {
+	return ParseToDoCreateFor(nil, body)
+}
+
+// ParseToDoCreateFor reads a create body as ParseToDoCreate does, but a delivery type the
+// server does not offer (offered returns an error for it: ToDoService.DeliveryTypeOffered)
+// is refused before anything else is checked: ai_outbound_call on a server without the
+// feature is 422 feature_unavailable whatever else the body lacks, since completing the
+// body would not help. A nil offered offers every type.
+func ParseToDoCreateFor(offered func(deliveryType string) error, body []byte) (*ToDoCreate, error) {
 	var in ToDoCreateRequest
 	if err := decodeBody(body, &in, errNotObject); err != nil {
 		return nil, err
+	}
+	if offered != nil && in.DeliveryType.Set {
+		if err := offered(strings.ToLower(strings.TrimSpace(in.DeliveryType.Value))); err != nil {
+			return nil, err
+		}
 	}
 	return toDoFields(&in, true)
 }
@@ -568,6 +582,10 @@ type ToDoQueue interface {
 // ToDoService creates, reads and changes To Dos. Admins see every To Do; other users those
 // of their accounts' phones.
 type ToDoService interface {
+	// DeliveryTypeOffered returns nil for a delivery type this server sends (or one that
+	// is not a delivery type at all, which validation reports), and a feature_unavailable
+	// error for one it has not enabled.
+	DeliveryTypeOffered(deliveryType string) error
 	CreateToDo(ctx context.Context, c *Caller, t *ToDoCreate) (*ToDo, error)
 	FindToDos(ctx context.Context, c *Caller, f ToDoFilter) ([]*ToDo, PageMeta, error)
 	FindToDo(ctx context.Context, c *Caller, id string) (*ToDo, error)

@@ -612,7 +612,7 @@ func (a *accountTools) createToDo() server.ServerTool {
 			if n, ok := p.m["account_number"].(float64); ok && n == math.Trunc(n) && n >= 0 && n < 1e15 {
 				p.m["account_number"] = strconv.FormatInt(int64(n), 10)
 			}
-			req, err := answerdesk.ParseToDoCreate(p.body())
+			req, err := answerdesk.ParseToDoCreateFor(a.svc.ToDos.DeliveryTypeOffered, p.body())
 			if err != nil {
 				return nil, err
 			}

@@ -402,6 +402,8 @@ func TestAccountToolErrors(t *testing.T) {
 		{"create_to_do/ai_outbound_call_not_released", "create_to_do", map[string]any{"account_number": "1001", "delivery_type": "ai_outbound_call", "contact": "+15555550123",
 			"instructions": "Confirm the visit", "schedule": map[string]any{"rule": "immediately"}}, "", "", nil,
 			[]string{"ai_outbound_call is not released on this server", "delivery_type: ai_outbound_call is not available", "--feature ai-outbound-call"}},
+		{"create_to_do/ai_outbound_call_not_released_incomplete", "create_to_do", map[string]any{"delivery_type": "ai_outbound_call"}, "", "", nil,
+			[]string{"ai_outbound_call is not released on this server", "delivery_type: ai_outbound_call is not available"}},
 		{"list_call_recordings/bad_filters", "list_call_recordings", map[string]any{"account_id": "acme", "from_date": "11-20-2026", "to_date": "11-01-2026", "sample": "often"},
 			"GET", "/api/v2/call-recordings?account_id=acme&from_date=11-20-2026&to_date=11-01-2026&sample=often", nil,
 			[]string{"sample: must be true or false"}},

@@ -20,7 +20,9 @@ func (s *Server) listToDos(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createToDo(w http.ResponseWriter, r *http.Request) {
-	serveBody(s, w, r, answerdesk.ParseToDoCreate, s.ToDos.CreateToDo)
+	serveBody(s, w, r, func(b []byte) (*answerdesk.ToDoCreate, error) {
+		return answerdesk.ParseToDoCreateFor(s.ToDos.DeliveryTypeOffered, b)
+	}, s.ToDos.CreateToDo)
 }
 
 func (s *Server) getToDo(w http.ResponseWriter, r *http.Request) {

@@ -81,6 +81,9 @@ func TestCreateToDo(t *testing.T) {
 		{"today_time_passed", app.Alice.Token, `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"today","times":["09:00"]}}`, 422, "invalid_parameter", "schedule.times"},
 		{"missing_schedule", app.Alice.Token, `{"account_number":"1001","delivery_type":"call","instructions":"x"}`, 422, "invalid_parameter", "schedule"},
 		{"ai_outbound_call_not_released", app.Alice.Token, `{"account_number":"1001","delivery_type":"ai_outbound_call","contact":"+15555550123","instructions":"x","schedule":{"rule":"immediately"}}`, 422, "feature_unavailable", ""},
+		// Not released is the answer whatever else the body lacks: completing it would not help.
+		{"ai_outbound_call_not_released_incomplete", app.Alice.Token, `{"delivery_type":"ai_outbound_call"}`, 422, "feature_unavailable", ""},
+		{"ai_outbound_call_not_released_other_account", app.Alice.Token, `{"account_number":"1002","delivery_type":" AI_Outbound_Call ","schedule":{"rule":"immediately"}}`, 422, "feature_unavailable", ""},
 		{"delivery_type_unknown", app.Alice.Token, `{"account_number":"1001","delivery_type":"pigeon","schedule":{"rule":"immediately"}}`, 422, "invalid_parameter", "delivery_type"},
 	}
 	for _, tc := range bad {

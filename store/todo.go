@@ -51,6 +51,9 @@ func (s *ToDoService) CreateToDo(ctx context.Context, c *answerdesk.Caller, t *a
 	if err := c.RequireScope(answerdesk.ScopeTodosWrite); err != nil {
 		return nil, err
 	}
+	if err := s.DeliveryTypeOffered(t.DeliveryType); err != nil {
+		return nil, err // before the account: no account makes it available
+	}
 	acct, err := s.db.accountForCreate(ctx, c, t.AccountNumber)
 	if err != nil {
 		return nil, err
@@ -130,6 +133,17 @@ type toDoRefs struct {
 	assistantID       *string
 }
 
+// DeliveryTypeOffered refuses ai_outbound_call unless the server runs with --feature
+// ai-outbound-call; every other value is for validation to judge.
+func (s *ToDoService) DeliveryTypeOffered(deliveryType string) error {
+	if deliveryType == answerdesk.DeliveryAIOutboundCall && !s.AIOutboundCall {
+		return &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "ai_outbound_call is not released on this server",
+			Hint:   "use delivery_type call, or start the server with --feature ai-outbound-call",
+			Fields: []answerdesk.FieldError{{Field: "delivery_type", Message: "ai_outbound_call is not available"}}}
+	}
+	return nil
+}
+
 // accountRefs checks t against its account (SMS numbers, sending domains, blacklist,
 // assistant), adding field errors to v, and returns what the To Do points at. Create and
 // update both call it, so an updated To Do passes the same checks as a new one.
@@ -150,10 +164,8 @@ func (s *ToDoService) accountRefs(ctx context.Context, acct *answerdesk.Account,
 			return r, err
 		}
 	case answerdesk.DeliveryAIOutboundCall:
-		if !s.AIOutboundCall {
-			return r, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "ai_outbound_call is not released on this server",
-				Hint:   "use delivery_type call, or start the server with --feature ai-outbound-call",
-				Fields: []answerdesk.FieldError{{Field: "delivery_type", Message: "ai_outbound_call is not available"}}}
+		if err := s.DeliveryTypeOffered(t.DeliveryType); err != nil {
+			return r, err
 		}
 		err := s.db.rd.QueryRowContext(ctx, `SELECT id, ai_assistant_id FROM phone_numbers
 			WHERE account_id = ? AND ai_assistant_id IS NOT NULL ORDER BY id LIMIT 1`, acct.ID).Scan(&r.phoneID, &r.assistantID)
