@@ -105,7 +105,13 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	var in struct {
 		Requests []json.RawMessage `json:"requests"`
 	}
-	if wrong, ok := decodeRequest(body, &in); !ok || len(wrong) > 0 {
+	wrong, ok := decodeRequest(body, &in)
+	if !ok {
+		// Malformed JSON is a processing error in both APIs (CONTRACT §1.2); a JSON object
+		// that breaks the batch's rules is a bad parameter of the public API.
+		return nil, &Error{Code: EPROCESSING, Message: `the batch body must be a JSON object {"requests": [...]}`}
+	}
+	if len(wrong) > 0 {
 		return nil, FieldErr("requests", `the body must be a JSON object {"requests": [...]}`)
 	}
 	// The operations' ids and query values are text like any other (a job stores them).

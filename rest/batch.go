@@ -107,11 +107,14 @@ func (a *publicAPI) batch(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// ParseBatch's errors are domain errors naming the field; anything else is shown
 		// generically rather than dereferencing a nil *answerdesk.Error.
-		msg := "invalid parameter requests: the body is not a valid batch"
+		msg, code := "invalid parameter requests: the body is not a valid batch", codeInvalidParam
 		if e := (*answerdesk.Error)(nil); errors.As(err, &e) {
 			msg = e.Message
+			if e.Code == answerdesk.EPROCESSING {
+				_, code = errorStatus(e.Code)
+			}
 		}
-		a.s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, msg, "", nil)
+		a.s.writeErrorObject(w, http.StatusBadRequest, code, msg, "", nil)
 		return
 	}
 	// Every operation counts toward the limit.

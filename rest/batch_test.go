@@ -45,7 +45,6 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("second %v third %v", second, third)
 	}
 	bad := map[string]string{
-		"not_json":      `{"requests":`,
 		"empty":         `{"requests":[]}`,
 		"eleven":        `{"requests":[` + strings.Repeat(`{"id":"x","method":"GET","path":"/company"},`, 10) + `{"id":"y","method":"GET","path":"/company"}]}`,
 		"post_method":   `{"requests":[{"id":"a","method":"POST","path":"/company"}]}`,
@@ -61,6 +60,15 @@ func TestBatch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			resp, e := post(t, ts.URL+"/api/v1/batch", b)
 			if resp.StatusCode != 400 || e["code"] != "rest_invalid_param" {
+				t.Fatalf("%d %v", resp.StatusCode, e)
+			}
+		})
+	}
+	// A body that is not a JSON object at all is a processing error, as in the customer API.
+	for name, b := range map[string]string{"not_json": `{"requests":`, "array": `[{"id":"a"}]`, "null": `null`, "empty": ``} {
+		t.Run(name, func(t *testing.T) {
+			resp, e := post(t, ts.URL+"/api/v1/batch", b)
+			if resp.StatusCode != 400 || e["code"] != "processing_error" {
 				t.Fatalf("%d %v", resp.StatusCode, e)
 			}
 		})

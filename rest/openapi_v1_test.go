@@ -388,7 +388,8 @@ func TestOpenAPIV1SchemasMatchTypes(t *testing.T) {
 
 	// Error codes: exactly the ones the public API answers, each with a default hint (so
 	// documented on /docs/errors, see TestEveryErrorCodeIsDocumented).
-	codes := []string{codeInvalidParam, codeMissingParam, codeNoRoute, codeMethodNotAllowed, codePayloadTooLarge,
+	_, codeProcessing := errorStatus(answerdesk.EPROCESSING) // a batch body that is not JSON
+	codes := []string{codeInvalidParam, codeMissingParam, codeProcessing, codeNoRoute, codeMethodNotAllowed, codePayloadTooLarge,
 		codeRateLimited, codeJobNotFound, codeInternal}
 	if got := strs(oaObj(oaSchemaProps(doc, "Error"), "code")["enum"]); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(codes))) {
 		t.Errorf("Error.code enum %v, want %v", got, codes)
@@ -729,7 +730,7 @@ func TestOpenAPIV1ResponsesMatchDocument(t *testing.T) {
 
 			// Refused batches.
 			for name, b := range map[string]string{
-				"not JSON": `{"requests":`, "empty": `{"requests":[]}`,
+				"empty": `{"requests":[]}`,
 				"eleven":      `{"requests":[` + strings.Repeat(`{"id":"x","method":"GET","path":"/company"},`, 10) + `{"id":"y","method":"GET","path":"/company"}]}`,
 				"post":        `{"requests":[{"id":"a","method":"POST","path":"/company"}]}`,
 				"nested":      `{"requests":[{"id":"a","method":"GET","path":"/batch"}]}`,
@@ -738,6 +739,8 @@ func TestOpenAPIV1ResponsesMatchDocument(t *testing.T) {
 				rec, body := post("/batch", b, nil, "", name)
 				status(rec, 400, codeInvalidParam, body)
 			}
+			rec, body = post("/batch", `{"requests":`, nil, "", "not JSON")
+			status(rec, 400, "processing_error", body)
 			rec, body = post("/batch?async=1", `{"requests":[{"id":"a","method":"GET","path":"/company"}]}`, nil, "", "query string")
 			status(rec, 400, codeInvalidParam, body)
 			rec, body = post("/batch", `{"requests":[{"id":"`+strings.Repeat("x", 65<<10)+`"}]}`, nil, "", "over 64 KiB")
