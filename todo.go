@@ -99,6 +99,19 @@ type ToDoFilter struct {
 	State string
 }
 
+// ReadToDoFilter reads and checks the parameters of a To Do list (page, page_size, state),
+// adding every bad one to v, so that GET /api/v2/to-dos and the list_to_dos tool give one
+// verdict: a page that is not a number and an unknown state are both reported.
+func ReadToDoFilter(p Params, v *ValidationErrors) ToDoFilter {
+	page, size, state := p.Int("page"), p.Int("page_size"), p.Text("state")
+	var f ToDoFilter
+	if !v.Has("page") && !v.Has("page_size") {
+		f.Paging = CheckPaging(v, page, size, DefaultToDoPageSize, MaxToDoPageSize)
+	}
+	f.State = CheckToDoState(v, state)
+	return f
+}
+
 // CheckToDoState validates the state filter of a To Do list into v.
 func CheckToDoState(v *ValidationErrors, state string) string {
 	if state != "" && !slices.Contains(ToDoStates, state) {

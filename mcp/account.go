@@ -565,12 +565,7 @@ func (a *accountTools) listToDos() server.ServerTool {
 			"Each has its state, delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
 	return a.tool(tool, []string{"page", "page_size", "state"},
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
-			page, size, state := p.Int("page"), p.Int("page_size"), p.Text("state")
-			if err := p.err(); err != nil {
-				return nil, err
-			}
-			f := answerdesk.ToDoFilter{Paging: answerdesk.CheckPaging(&p.v, page, size, answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)}
-			f.State = answerdesk.CheckToDoState(&p.v, state)
+			f := answerdesk.ReadToDoFilter(p, &p.v)
 			if err := p.err(); err != nil {
 				return nil, err
 			}

@@ -424,6 +424,8 @@ func TestAccountToolErrors(t *testing.T) {
 		{"update_to_do/schedule_checked", "update_to_do", map[string]any{"id": "1", "schedule": map[string]any{"frequency": "daily", "times": []any{"09:00"}, "until": "2026-01-01", "count": 3}},
 			"PATCH", "/api/v2/to-dos/1", map[string]any{"schedule": map[string]any{"frequency": "daily", "times": []any{"09:00"}, "until": "2026-01-01", "count": 3}},
 			[]string{"schedule.count: cannot be combined with until"}},
+		{"list_to_dos/every_bad_argument", "list_to_dos", map[string]any{"page": "abc", "state": "bogus"}, "GET", "/api/v2/to-dos?page=abc&state=bogus", nil,
+			[]string{"page: must be an integer", "state: must be one of"}},
 		{"get_to_do/not_found", "get_to_do", map[string]any{"id": "999999"}, "GET", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
 		{"cancel_to_do/not_found", "cancel_to_do", map[string]any{"id": "999999"}, "DELETE", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
 		{"list_to_do_deliveries/not_found", "list_to_do_deliveries", map[string]any{"id": "abc"}, "GET", "/api/v2/to-dos/abc/deliveries", nil, []string{`no to-do "abc"`}},

@@ -9,8 +9,7 @@ import (
 
 func (s *Server) listToDos(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	f := answerdesk.ToDoFilter{Paging: q.paging(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize)}
-	f.State = answerdesk.CheckToDoState(&q.errs, q.Text("state"))
+	f := answerdesk.ReadToDoFilter(q, &q.errs)
 	if err := q.err(); err != nil {
 		s.Error(w, r, err)
 		return
