@@ -730,7 +730,7 @@ func TestOpenAPIV1ResponsesMatchDocument(t *testing.T) {
 
 			// Refused batches.
 			for name, b := range map[string]string{
-				"empty": `{"requests":[]}`,
+				"empty":       `{"requests":[]}`,
 				"eleven":      `{"requests":[` + strings.Repeat(`{"id":"x","method":"GET","path":"/company"},`, 10) + `{"id":"y","method":"GET","path":"/company"}]}`,
 				"post":        `{"requests":[{"id":"a","method":"POST","path":"/company"}]}`,
 				"nested":      `{"requests":[{"id":"a","method":"GET","path":"/batch"}]}`,
