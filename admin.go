@@ -214,9 +214,11 @@ type AdminService interface {
 	// FindAccount returns one account the caller can see, by number; ENOTFOUND otherwise.
 	FindAccount(ctx context.Context, c *Caller, number string) (*AccountDetail, error)
 	AddSMSNumber(ctx context.Context, c *Caller, account, number string) (*AccountDetail, error)
-	RemoveSMSNumber(ctx context.Context, c *Caller, account, number string) (*AccountDetail, error)
+	// RemoveSMSNumber and RemoveSendingDomain answer with what they removed, as every
+	// DELETE of the API does (CONTRACT §1).
+	RemoveSMSNumber(ctx context.Context, c *Caller, account, number string) (*SMSNumber, error)
 	AddSendingDomain(ctx context.Context, c *Caller, account, domain string) (*AccountDetail, error)
-	RemoveSendingDomain(ctx context.Context, c *Caller, account, domain string) (*AccountDetail, error)
+	RemoveSendingDomain(ctx context.Context, c *Caller, account, domain string) (*SendingDomain, error)
 	AddBlacklistedEmail(ctx context.Context, c *Caller, account, email string) (*BlacklistEntry, error)
 	RemoveBlacklistedEmail(ctx context.Context, c *Caller, account, email string) (*BlacklistEntry, error)
 
@@ -225,6 +227,20 @@ type AdminService interface {
 	// FindUser returns a user by id, or by email when ref contains "@".
 	FindUser(ctx context.Context, c *Caller, ref string) (*UserDetail, error)
 	UpdateUser(ctx context.Context, c *Caller, ref string, req *UserUpdate) (*UserDetail, error)
+}
+
+// SMSNumber is one of an account's SMS-enabled numbers (AccountDetail.SMSNumbers holds them
+// by number).
+type SMSNumber struct {
+	AccountNumber string `json:"account_number" jsonschema:"Number of the account."`
+	Number        string `json:"number" jsonschema:"The SMS number, E.164."`
+}
+
+// SendingDomain is one of an account's authenticated email-sending domains
+// (AccountDetail.SendingDomains holds them by name).
+type SendingDomain struct {
+	AccountNumber string `json:"account_number" jsonschema:"Number of the account."`
+	Domain        string `json:"domain" jsonschema:"The domain, lower case."`
 }
 
 // BlacklistEntry is an address that may never be a To Do's from_email on the account it

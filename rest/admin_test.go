@@ -123,10 +123,16 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 		if !slices.Equal(a.Data.SMSNumbers, []string{"+15550102001", "+15550102002"}) {
 			t.Fatalf("numbers %v", a.Data.SMSNumbers)
 		}
+		// DELETE answers with what it removed (CONTRACT §1); the account no longer lists it.
 		r := app.Do(t, "DELETE", "/api/v2/accounts/2001/sms-numbers/%2B15550102001", admin, nil)
-		r.JSON(t, &a)
-		if r.Status != 200 || !slices.Equal(a.Data.SMSNumbers, []string{"+15550102002"}) {
+		var removed struct{ Data answerdesk.SMSNumber }
+		r.JSON(t, &removed)
+		if r.Status != 200 || removed.Data != (answerdesk.SMSNumber{AccountNumber: "2001", Number: "+15550102001"}) {
 			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		app.Do(t, "GET", "/api/v2/accounts/2001", admin, nil).JSON(t, &a)
+		if !slices.Equal(a.Data.SMSNumbers, []string{"+15550102002"}) {
+			t.Fatalf("numbers after removal %v", a.Data.SMSNumbers)
 		}
 		wantAdminError(t, app.Do(t, "DELETE", "/api/v2/accounts/2001/sms-numbers/%2B15550102001", admin, nil), 404, "not_found", "")
 		wantAdminError(t, app.Do(t, "POST", "/api/v2/accounts/2001/sms-numbers", admin, `{}`), 422, "invalid_parameter", "number")
@@ -139,10 +145,15 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 			t.Fatalf("domains %v", a.Data.SendingDomains)
 		}
 		wantAdminError(t, app.Do(t, "POST", "/api/v2/accounts/2001/sending-domains", admin, `{"domain": "not a domain"}`), 422, "invalid_parameter", "domain")
-		r := app.Do(t, "DELETE", "/api/v2/accounts/2001/sending-domains/mail.cedar.example", admin, nil)
-		r.JSON(t, &a)
-		if r.Status != 200 || !slices.Equal(a.Data.SendingDomains, []string{"cedar.example"}) {
+		r := app.Do(t, "DELETE", "/api/v2/accounts/2001/sending-domains/Mail.Cedar.Example", admin, nil)
+		var removed struct{ Data answerdesk.SendingDomain }
+		r.JSON(t, &removed)
+		if r.Status != 200 || removed.Data != (answerdesk.SendingDomain{AccountNumber: "2001", Domain: "mail.cedar.example"}) {
 			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		app.Do(t, "GET", "/api/v2/accounts/2001", admin, nil).JSON(t, &a)
+		if !slices.Equal(a.Data.SendingDomains, []string{"cedar.example"}) {
+			t.Fatalf("domains after removal %v", a.Data.SendingDomains)
 		}
 	})
 	t.Run("blacklist_stops_a_from_email_until_lifted", func(t *testing.T) {

@@ -91,6 +91,8 @@ var v2Components = []component{
 	{"AccountDetail", reflect.TypeFor[answerdesk.AccountDetail]()},
 	{"Me", reflect.TypeFor[answerdesk.Me]()},
 	{"User", reflect.TypeFor[answerdesk.UserDetail]()},
+	{"SMSNumber", reflect.TypeFor[answerdesk.SMSNumber]()},
+	{"SendingDomain", reflect.TypeFor[answerdesk.SendingDomain]()},
 	{"BlacklistEntry", reflect.TypeFor[answerdesk.BlacklistEntry]()},
 	{"PageMeta", reflect.TypeFor[answerdesk.PageMeta]()},
 	{"Error", reflect.TypeFor[ErrorObject]()},
@@ -113,6 +115,8 @@ var v2Components = []component{
 	{"MeResponse", reflect.TypeFor[schema.One[answerdesk.Me]]()},
 	{"UserList", reflect.TypeFor[schema.Page[answerdesk.UserDetail]]()},
 	{"UserResponse", reflect.TypeFor[schema.One[answerdesk.UserDetail]]()},
+	{"SMSNumberResponse", reflect.TypeFor[schema.One[answerdesk.SMSNumber]]()},
+	{"SendingDomainResponse", reflect.TypeFor[schema.One[answerdesk.SendingDomain]]()},
 	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
 	// The request bodies the domain parses.
 	{"MessageCreateRequest", reflect.TypeFor[messageCreateBody]()},

@@ -178,7 +178,7 @@ func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, a
 
 // RemoveSMSNumber stops a number sending SMS To Dos. The phone number itself stays, since
 // messages and existing To Dos refer to it.
-func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller, account, number string) (*answerdesk.AccountDetail, error) {
+func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller, account, number string) (*answerdesk.SMSNumber, error) {
 	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
@@ -187,21 +187,24 @@ func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller
 	if err != nil {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %q", account, number)
 	}
-	return s.removeEntry(ctx, c, account, "SMS number "+n, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, n),
-		`UPDATE phone_numbers SET sms_enabled = 0 WHERE account_id = ? AND number = ? AND sms_enabled = 1`, id, n)
+	if err := s.removeEntry(ctx, "SMS number "+n, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, n),
+		`UPDATE phone_numbers SET sms_enabled = 0 WHERE account_id = ? AND number = ? AND sms_enabled = 1`, id, n); err != nil {
+		return nil, err
+	}
+	return &answerdesk.SMSNumber{AccountNumber: account, Number: n}, nil
 }
 
-// removeEntry runs query, which takes one entry (what) off an account's list, and answers
-// with the account; when it takes nothing off, the answer is missing.
-func (s *AdminService) removeEntry(ctx context.Context, c *answerdesk.Caller, account, what string, missing error, query string, args ...any) (*answerdesk.AccountDetail, error) {
+// removeEntry runs query, which takes one entry (what) off an account's list; when it
+// takes nothing off, the answer is missing.
+func (s *AdminService) removeEntry(ctx context.Context, what string, missing error, query string, args ...any) error {
 	res, err := s.db.write.ExecContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("remove %s: %w", what, err)
+		return fmt.Errorf("remove %s: %w", what, err)
 	}
 	if k, _ := res.RowsAffected(); k == 0 {
-		return nil, missing
+		return missing
 	}
-	return s.FindAccount(ctx, c, account)
+	return nil
 }
 
 // AddSendingDomain records an authenticated sending domain: the admin who adds it vouches
@@ -223,14 +226,17 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 
 // RemoveSendingDomain removes a sending domain: new email To Dos cannot use it, and the
 // occurrences of existing ones fail until it is added again (see StartOccurrence).
-func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Caller, account, domain string) (*answerdesk.AccountDetail, error) {
+func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Caller, account, domain string) (*answerdesk.SendingDomain, error) {
 	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
 		return nil, err
 	}
 	d := answerdesk.DomainKey(domain)
-	return s.removeEntry(ctx, c, account, "sending domain "+d, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %q", account, domain),
-		`DELETE FROM sending_domains WHERE account_id = ? AND domain = ?`, id, d)
+	if err := s.removeEntry(ctx, "sending domain "+d, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %q", account, domain),
+		`DELETE FROM sending_domains WHERE account_id = ? AND domain = ?`, id, d); err != nil {
+		return nil, err
+	}
+	return &answerdesk.SendingDomain{AccountNumber: account, Domain: d}, nil
 }
 
 // AddBlacklistedEmail blacklists an address as a sending address of the account.

@@ -139,11 +139,11 @@ var accountEdits = map[string]accountEditSpec{
 	"add-sms-number": {"sms-number", "Let the account send SMS To Dos from a number (E.164, e.g. +15550101001; ten digits get +1).",
 		printsAccount((*store.AdminService).AddSMSNumber)},
 	"remove-sms-number": {"sms-number", "Stop the account sending SMS To Dos from a number.",
-		printsAccount((*store.AdminService).RemoveSMSNumber)},
+		printsAccountAfter((*store.AdminService).RemoveSMSNumber)},
 	"add-sending-domain": {"sending-domain", "Add an authenticated email-sending domain: you vouch that its SPF and DKIM are set up.",
 		printsAccount((*store.AdminService).AddSendingDomain)},
 	"remove-sending-domain": {"sending-domain", "Remove an email-sending domain of the account.",
-		printsAccount((*store.AdminService).RemoveSendingDomain)},
+		printsAccountAfter((*store.AdminService).RemoveSendingDomain)},
 	"blacklist": {"email", "Forbid an address as a To Do's from_email for this account. Each account has its own\nblacklist: other accounts are not affected.",
 		printsEntry((*store.AdminService).AddBlacklistedEmail, "is blacklisted")},
 	"unblacklist": {"email", "Lift the blacklisting of an address.",
@@ -154,6 +154,17 @@ var accountEdits = map[string]accountEditSpec{
 func printsAccount(change func(*store.AdminService, context.Context, *answerdesk.Caller, string, string) (*answerdesk.AccountDetail, error)) accountChange {
 	return func(ctx context.Context, admins *store.AdminService, sys *answerdesk.Caller, number, value string, stdout io.Writer) error {
 		return printAccount(stdout)(change(admins, ctx, sys, number, value))
+	}
+}
+
+// printsAccountAfter is an edit that answers with what it removed, printing the account as
+// it is after the change.
+func printsAccountAfter[T any](change func(*store.AdminService, context.Context, *answerdesk.Caller, string, string) (T, error)) accountChange {
+	return func(ctx context.Context, admins *store.AdminService, sys *answerdesk.Caller, number, value string, stdout io.Writer) error {
+		if _, err := change(admins, ctx, sys, number, value); err != nil {
+			return err
+		}
+		return printAccount(stdout)(admins.FindAccount(ctx, sys, number))
 	}
 }
 
