@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -94,7 +95,7 @@ func (s *Server) publicRoutes(prefix string, site *content.Site, index *search.I
 		r.NotFound(notFound)
 		r.MethodNotAllowed(s.methodNotAllowed)
 		for _, op := range docOps {
-			r.Method(op.method, op.path, api.handler(op))
+			r.With(api.rateHeaders).Method(op.method, op.path, api.handler(op))
 		}
 		r.With(api.rateLimit).Mount("/", ops)
 		for _, op := range batchOps {
@@ -276,6 +277,23 @@ func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
 		if a.spend(w, r, 1) {
 			next.ServeHTTP(w, r)
 		}
+	})
+}
+
+// rateHeaders writes the rate-limit headers of the client's allowance without spending
+// any of it: the OpenAPI document is not limited, but every public response carries them
+// (CONTRACT §3). A limiter that fails only costs the headers.
+func (a *publicAPI) rateHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.s.Public.Limiter != nil && a.s.Public.Limit > 0 {
+			d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), 0, a.s.Now())
+			if err == nil {
+				a.writeRateHeaders(w, d)
+			} else {
+				slog.WarnContext(r.Context(), "rate limit headers", "err", err)
+			}
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

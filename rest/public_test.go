@@ -111,6 +111,9 @@ func TestPublicCachingAndIdempotencyKey(t *testing.T) {
 
 func TestPublicRateLimit(t *testing.T) {
 	ts, _ := publicServer(t, 3, nil)
+	if resp, _ := get(t, ts.URL+"/api/v1/openapi.json"); resp.Header.Get("X-RateLimit-Remaining") != "3" {
+		t.Fatalf("openapi.json: %d %v", resp.StatusCode, resp.Header) // shown, not spent: the loop below sees 3 left
+	}
 	for i := 1; i <= 3; i++ {
 		resp, _ := get(t, ts.URL+"/api/v1/services")
 		if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != string(rune('0'+3-i)) ||
@@ -123,6 +126,14 @@ func TestPublicRateLimit(t *testing.T) {
 	resp := getJSON(t, ts.URL+"/api/v1/services", &e)
 	if resp.StatusCode != 429 || e.Code != "rate_limited" || resp.Header.Get("Retry-After") != "40" {
 		t.Fatalf("over the limit: %d %+v %v", resp.StatusCode, e, resp.Header)
+	}
+	// The OpenAPI document is served over the limit too, spending nothing, and carries the
+	// headers like every public response (CONTRACT §3).
+	for range 2 {
+		resp, _ := get(t, ts.URL+"/api/v1/openapi.json")
+		if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("RateLimit") != `"default";r=0;t=40` {
+			t.Fatalf("openapi.json over the limit: %d %v", resp.StatusCode, resp.Header)
+		}
 	}
 }
 
