@@ -249,9 +249,14 @@ const qaTarget = 0.90
 // minConceptsHeld): both declined, no tuning answer changed, held out unchanged. The same
 // session changed one expectation of tune.json: an unknown merge variable is now accepted
 // and renders empty with a warning (CONTRACT §2), so "what happens if I configure an
-// unknown merge variable?" expects that, not a 422. Two held-out runs (aggregates only):
-// test 121/138, dev4 55/70, unchanged both times.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.93, "dev3": 0.82, "dev5": 0.89, "dev6": 0.84, "dev7": 0.66, "dev4": 0.78, "test": 0.87}
+// unknown merge variable?" expects that, not a 422. Then docs edits, each a contract fact
+// stated where dev7's misses showed a reader lands without it (a Kubernetes liveness and
+// readiness probe on /healthz and /readyz; the form of a postgres:// --db URL; migrate
+// without serving; a paused To Do's null next_occurrence; the three MCP servers' paths;
+// v1 only adds; new becomes delivered at the first on-call contact): dev7 40/60 -> 48/60,
+// dev2 61 -> 62, dev3 70 -> 71, dev5 51 -> 52; dev7 is no longer a fresh measure. Three
+// held-out runs (aggregates only): test 121/138, dev4 55/70, unchanged every time.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.83, "dev5": 0.91, "dev6": 0.84, "dev7": 0.80, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
