@@ -50,7 +50,7 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -256,7 +256,13 @@ const qaTarget = 0.90
 // v1 only adds; new becomes delivered at the first on-call contact): dev7 40/60 -> 48/60,
 // dev2 61 -> 62, dev3 70 -> 71, dev5 51 -> 52; dev7 is no longer a fresh measure. Three
 // held-out runs (aggregates only): test 121/138, dev4 55/70, unchanged every time.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.83, "dev5": 0.91, "dev6": 0.84, "dev7": 0.80, "dev4": 0.78, "test": 0.87}
+//
+// dev8 (60 questions, 12 off-topic) was then written blind by a helper from the spec and
+// committed (9f9c6ae) before the answerer was run on it: 41/60 (68.3%: 9 right section
+// without the fact, 6 declined with it among the nearest, 4 wrong section), every
+// off-topic question declined. So a fresh set still starts near two thirds, as dev7 did:
+// the docs edits above fixed what dev7 showed, not the answerer's reach.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.83, "dev5": 0.91, "dev6": 0.84, "dev7": 0.80, "dev8": 0.68, "dev4": 0.78, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -333,7 +339,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev4", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev4", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the
