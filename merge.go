@@ -117,8 +117,10 @@ func Render(tmpl string, d *MergeData) (out string, warnings []string) {
 	return out, r.warnings
 }
 
-// UnknownMergeVariables returns the variables in tmpl that can never resolve, to be checked
-// when a method is configured. Each is returned as "{{name}}" with the name trimmed, once,
+// UnknownMergeVariables returns the variables in tmpl that can never resolve: those Render
+// gives as an empty string with an "unknown merge variable" warning (a method may be
+// configured with them; the tests check with it that the API reference names only real
+// variables). Each is returned as "{{name}}" with the name trimmed, once,
 // in order of appearance; nil when every variable is known. A question name is always valid.
 func UnknownMergeVariables(tmpl string) []string {
 	var unknown []string

@@ -28,6 +28,17 @@ func (p Paging) Offset() int { return (p.Page - 1) * p.PageSize }
 // MaxPage is the highest page number a list takes.
 const MaxPage = 1_000_000
 
+// ReadPaging reads a list's page and page_size (p records a value of the wrong type in v)
+// and checks them against the list's default and maximum (CheckPaging), unless either had
+// the wrong type. REST's query and the MCP tools' arguments read a list's paging with it.
+func ReadPaging(p Params, v *ValidationErrors, defaultSize, maxSize int) Paging {
+	page, size := p.Int("page"), p.Int("page_size")
+	if v.Has("page") || v.Has("page_size") {
+		return Paging{}
+	}
+	return CheckPaging(v, page, size, defaultSize, maxSize)
+}
+
 // CheckPaging validates optional page and page_size values against the list's default and
 // maximum. Out-of-range values are errors, not clamped.
 func CheckPaging(v *ValidationErrors, page, pageSize *int, defaultSize, maxSize int) Paging {

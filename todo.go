@@ -103,12 +103,8 @@ type ToDoFilter struct {
 // adding every bad one to v, so that GET /api/v2/to-dos and the list_to_dos tool give one
 // verdict: a page that is not a number and an unknown state are both reported.
 func ReadToDoFilter(p Params, v *ValidationErrors) ToDoFilter {
-	page, size, state := p.Int("page"), p.Int("page_size"), p.Text("state")
-	var f ToDoFilter
-	if !v.Has("page") && !v.Has("page_size") {
-		f.Paging = CheckPaging(v, page, size, DefaultToDoPageSize, MaxToDoPageSize)
-	}
-	f.State = CheckToDoState(v, state)
+	f := ToDoFilter{Paging: ReadPaging(p, v, DefaultToDoPageSize, MaxToDoPageSize)}
+	f.State = CheckToDoState(v, p.Text("state"))
 	return f
 }
 

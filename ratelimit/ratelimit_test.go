@@ -24,6 +24,14 @@ func TestMemory(t *testing.T) {
 	if d, _ := m.Take(ctx, "b", 3, t0); d.Allowed || d.Remaining != 2 {
 		t.Fatalf("a batch over the limit spent requests: %+v", d)
 	}
+	// A take of 0 only reads the window (the rate headers of /api/v1/openapi.json): allowed
+	// when it is full, and spending nothing.
+	if d, _ := m.Take(ctx, "a", 0, t0); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("a take of 0 on a full window: %+v", d)
+	}
+	if d, _ := m.Take(ctx, "c", 0, t0); !d.Allowed || d.Remaining != 3 {
+		t.Fatalf("a take of 0 on a fresh key: %+v", d)
+	}
 	if d, _ := m.Take(ctx, "a", 1, t0.Add(50*time.Second)); !d.Allowed || d.Remaining != 2 || d.Reset != time.Minute {
 		t.Fatalf("new window: %+v", d)
 	}

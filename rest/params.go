@@ -79,21 +79,12 @@ func checked[T any](q *query, validate func() (T, error)) (T, error) {
 	return validate()
 }
 
-// paging reads page and page_size against a list's default and maximum.
-func (q *query) paging(defaultSize, maxSize int) answerdesk.Paging {
-	page, size := q.Int("page"), q.Int("page_size")
-	if q.errs.Has("page") || q.errs.Has("page_size") {
-		return answerdesk.Paging{}
-	}
-	return answerdesk.CheckPaging(&q.errs, page, size, defaultSize, maxSize)
-}
-
 // servePage serves a list that takes only page and page_size: parse them, call find with
 // the caller, write the page (or the error).
 func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, defaultSize, maxSize int,
 	find func(context.Context, *answerdesk.Caller, answerdesk.Paging) ([]T, answerdesk.PageMeta, error)) {
 	q := newQuery(r)
-	p := q.paging(defaultSize, maxSize)
+	p := answerdesk.ReadPaging(q, &q.errs, defaultSize, maxSize)
 	if err := q.err(); err != nil {
 		s.Error(w, r, err)
 		return

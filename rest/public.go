@@ -3,7 +3,6 @@ package rest
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net"
 	"net/http"
@@ -281,19 +280,13 @@ func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
 }
 
 // rateHeaders writes the rate-limit headers of the client's allowance without spending
-// any of it: the OpenAPI document is not limited, but every public response carries them
-// (CONTRACT §3). A limiter that fails only costs the headers.
+// any of it (a spend of 0, which a client over the limit is allowed too): the OpenAPI
+// document is not limited, but every public response carries them (CONTRACT §3).
 func (a *publicAPI) rateHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.s.Public.Limiter != nil && a.s.Public.Limit > 0 {
-			d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), 0, a.s.Now())
-			if err == nil {
-				a.writeRateHeaders(w, d)
-			} else {
-				slog.WarnContext(r.Context(), "rate limit headers", "err", err)
-			}
+		if a.spend(w, r, 0) {
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
 }
 

@@ -50,7 +50,7 @@ func (s *Server) cancelToDo(w http.ResponseWriter, r *http.Request) {
 // listToDoDeliveries is GET /api/v2/to-dos/{id}/deliveries.
 func (s *Server) listToDoDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
-	p := q.paging(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)
+	p := answerdesk.ReadPaging(q, &q.errs, answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize)
 	if err := q.err(); err != nil {
 		s.Error(w, r, err)
 		return

@@ -515,8 +515,7 @@ type question struct {
 	// in words the docs never use is about something else.
 	unknownFull, fullTotal float64
 	known                  int     // terms the docs use, or have a synonym for
-	concepts               int     // terms of the docs' headings (answerer.concepts)
-	isConcept              termSet // those terms
+	isConcept              termSet // its terms of the docs' headings (answerer.concepts)
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -604,7 +603,6 @@ func (ix *Index) prepare(text string) question {
 				q.known++
 			}
 			if a.concepts[p] {
-				q.concepts++
 				if q.isConcept == nil {
 					q.isConcept = termSet{}
 				}
@@ -1531,7 +1529,7 @@ func (q question) declines(best scored) bool {
 		// Two of those terms must be the best unit's own or its heading's: an off-topic
 		// question in the product's words ("can the same receptionist always answer our
 		// line?": request, answer, line) names three, and the unit it reaches holds one.
-		byConcepts := q.concepts >= minConcepts && best.own >= minOwnInSection && best.score >= minConceptsScore &&
+		byConcepts := len(q.isConcept) >= minConcepts && best.own >= minOwnInSection && best.score >= minConceptsScore &&
 			q.conceptsHeld(best.u) >= minConceptsHeld
 		if !bySection && !byHeading && !byRank && !byConcepts {
 			return true

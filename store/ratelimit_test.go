@@ -54,6 +54,10 @@ func testRateLimiter(t *testing.T, engine string) {
 		{"another key has its own window", l, "b", 1, limitT0, true, 2, 50 * time.Second},
 		{"a batch over what is left spends nothing", l, "b", 3, limitT0, false, 2, 50 * time.Second},
 		{"a batch that fits", l, "b", 2, limitT0, true, 0, 50 * time.Second},
+		// A take of 0 only reads the window (the rate headers of /api/v1/openapi.json): it
+		// is allowed however full the window is.
+		{"a take of 0 when the window is full", l, "b", 0, limitT0, true, 0, 50 * time.Second},
+		{"a take of 0 spends nothing", l, "d", 0, limitT0, true, 3, 50 * time.Second},
 		{"another scope has its own counters", NewRateLimiter(db, "sign-in", 3, time.Minute), "a", 1, limitT0, true, 2, 50 * time.Second},
 		{"a new window starts afresh", l, "a", 1, limitT0.Add(50 * time.Second), true, 2, time.Minute},
 		{"more than the limit never fits", l, "c", 4, limitT0, false, 3, 50 * time.Second},
