@@ -917,11 +917,7 @@ func (q question) conceptsHeld(u *unit) int {
 // sectionCoverage is the share of the question's weight that a section holds in its
 // heading path and its units together.
 func (q question) sectionCoverage(sec *docSection) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	held := 0.0
-	for _, t := range q.terms {
+	return q.share(func(t qterm) float64 {
 		m := t.match(sec.context)
 		for _, u := range sec.units {
 			if m == t.weight {
@@ -929,9 +925,20 @@ func (q question) sectionCoverage(sec *docSection) float64 {
 			}
 			m = max(m, t.match(u.terms))
 		}
-		held += m
+		return m
+	})
+}
+
+// share is the share of the question's weight that held gives its terms.
+func (q question) share(held func(qterm) float64) float64 {
+	if q.total == 0 {
+		return 0
 	}
-	return held / q.total
+	sum := 0.0
+	for _, t := range q.terms {
+		sum += held(t)
+	}
+	return sum / q.total
 }
 
 // beyondHeading is the weight of the question's words a unit holds that its heading path
@@ -949,14 +956,7 @@ func (q question) beyondHeading(u *unit) float64 {
 // headingCoverage is the share of the question's weight that a section's heading path
 // (page title and heading) holds.
 func (q question) headingCoverage(sec *docSection) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	held := 0.0
-	for _, t := range q.terms {
-		held += t.match(sec.context)
-	}
-	return held / q.total
+	return q.share(func(t qterm) float64 { return t.match(sec.context) })
 }
 
 // Answer answers a question from the documentation sections: the best passage's most

@@ -1,7 +1,8 @@
 //go:build calib
 
-// A calibration tool, not a test: it asserts nothing, so it is built only with -tags calib
-// (CALIB_OUT=file go test -tags calib -run TestCalibDump ./search/).
+// Calibration tools, not tests: they assert nothing, so they are built only with -tags calib
+// (CALIB_OUT=file go test -tags calib -run TestCalibDump ./search/; likewise CALIB_Q for
+// TestCalibTop and CALIB_SPEC for TestCalibSpecWords).
 
 package search
 
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -78,4 +80,124 @@ func TestCalibDump(t *testing.T) {
 	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCalibTop prints, for the questions in CALIB_Q (separated by "|"), the best scored
+// units with their scores and the answer: a tool for reading a tuning set's misses.
+func TestCalibTop(t *testing.T) {
+	qs := os.Getenv("CALIB_Q")
+	if qs == "" {
+		t.Skip("CALIB_Q not set")
+	}
+	// A held-out question read this way would be tuned on: refuse them.
+	held := map[string]bool{}
+	for set := range heldOut {
+		for _, q := range loadQA(t, set+".json") {
+			held[strings.ToLower(strings.TrimSpace(q.Question))] = true
+		}
+	}
+	ix := shippedIndex(t)
+	for _, text := range strings.Split(qs, "|") {
+		if held[strings.ToLower(strings.TrimSpace(text))] {
+			t.Fatalf("%q is a held-out question", text)
+		}
+		debugDecide = func(q question, cands []scored) {
+			var ts []string
+			for _, x := range q.terms {
+				ts = append(ts, fmt.Sprintf("%s:%.2f", x.term, x.weight))
+			}
+			fmt.Printf("Q %s\n  terms %v number=%v code=%v howTo=%v list=%v status=%v\n", text, ts, q.number, q.code, q.howTo, q.list, q.status)
+			for i, c := range cands[:min(12, len(cands))] {
+				s := c.u.text
+				if len(s) > 110 {
+					s = s[:110]
+				}
+				fmt.Printf("  %2d %.3f cov=%.2f own=%.2f %s | %s\n", i, c.score, c.coverage, c.own, strings.TrimPrefix(c.u.sec.passage.URL, "/docs/"), s)
+			}
+		}
+		a, err := ix.Answer(context.Background(), text)
+		debugDecide = nil
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("  ANSWERED=%v: %s\n\n", a.Answered, a.Text())
+	}
+}
+
+// TestCalibScore writes one line per tuning question (set, ok|MISS|OFF-ANSWERED|off, answer
+// length, question) to CALIB_SCORE and prints each set's score and mean answer length: a
+// tool for comparing two versions of the answerer on the tuning sets, never the held-out ones.
+func TestCalibScore(t *testing.T) {
+	out := os.Getenv("CALIB_SCORE")
+	if out == "" {
+		t.Skip("CALIB_SCORE not set")
+	}
+	ix := shippedIndex(t)
+	var b strings.Builder
+	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
+		good, total, n, chars, offAnswered := 0, 0, 0, 0, 0
+		for _, q := range loadQA(t, set+".json") {
+			a, err := ix.Answer(context.Background(), q.Question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mark := "off"
+			if q.OffTopic {
+				if a.Answered {
+					mark = "OFF-ANSWERED"
+					offAnswered++
+				}
+			} else {
+				total++
+				mark = "MISS"
+				if a.Answered && regexp.MustCompile("(?i)"+q.Fact).MatchString(a.Text()) && cites(a, q.Sections) {
+					mark = "ok"
+					good++
+				}
+			}
+			if a.Answered {
+				n++
+				chars += len(a.Text())
+			}
+			var quotes []string
+			for _, x := range a.Quotes {
+				quotes = append(quotes, x.Text)
+			}
+			fmt.Fprintf(&b, "%s\t%s\t%d\t%s\t%s\n", set, mark, len(a.Text()), q.Question, strings.Join(quotes, "\x1f"))
+		}
+		fmt.Printf("%s %d/%d off-answered=%d mean-len=%.0f\n", set, good, total, offAnswered, float64(chars)/float64(max(n, 1)))
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCalibSpecWords prints the words of the files in CALIB_SPEC (the spec the outside
+// question writers read) that the docs never use and have no synonym for: the vocabulary
+// gap between the spec and the docs.
+func TestCalibSpecWords(t *testing.T) {
+	path := os.Getenv("CALIB_SPEC")
+	if path == "" {
+		t.Skip("CALIB_SPEC not set")
+	}
+	ix := shippedIndex(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, term := range ix.terms(string(b)) {
+		if !ix.ans.known[term] && len(ix.ans.syn[term]) == 0 {
+			count[term]++
+		}
+	}
+	var ws []string
+	for w := range count {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return count[ws[i]] > count[ws[j]] })
+	for _, w := range ws {
+		fmt.Printf("%s:%d ", w, count[w])
+	}
+	fmt.Println()
 }

@@ -223,16 +223,11 @@ func writePlain(w *textWriter, node ast.Node, src []byte) {
 		case *ast.HTMLBlock:
 			if entering {
 				w.block()
-				var b bytes.Buffer
-				lines := n.Lines()
-				for i := 0; i < lines.Len(); i++ {
-					seg := lines.At(i)
-					b.Write(seg.Value(src))
-				}
+				raw := blockText(n, src)
 				if n.HasClosure() {
-					b.Write(n.ClosureLine.Value(src))
+					raw += string(n.ClosureLine.Value(src))
 				}
-				s := htmlTag.ReplaceAllString(b.String(), " ")
+				s := htmlTag.ReplaceAllString(raw, " ")
 				s = string(unescape([]byte(s)))
 				w.write(strings.TrimSpace(trailBlank.ReplaceAllString(blankRun.ReplaceAllString(s, " "), "\n")))
 				w.block()
@@ -241,13 +236,7 @@ func writePlain(w *textWriter, node ast.Node, src []byte) {
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			if entering {
 				w.block()
-				var b bytes.Buffer
-				lines := n.Lines()
-				for i := 0; i < lines.Len(); i++ {
-					seg := lines.At(i)
-					b.Write(seg.Value(src))
-				}
-				w.write(strings.TrimRight(b.String(), "\n"))
+				w.write(strings.TrimRight(blockText(n, src), "\n"))
 				w.block()
 			}
 			return ast.WalkSkipChildren, nil
@@ -277,4 +266,15 @@ func unescape(v []byte) []byte {
 		v = util.ResolveEntityNames(v)
 	}
 	return v
+}
+
+// blockText is a block's lines as written in the source.
+func blockText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(src))
+	}
+	return b.String()
 }
