@@ -28,39 +28,19 @@ func NewMessageService(db *DB) *MessageService { return &MessageService{db: db} 
 
 var _ answerdesk.MessageService = (*MessageService)(nil)
 
-const messageColumns = `m.id, m.uuid, m.account_id, m.agent_id, m.user_id, m.pickup_user_id, m.contact_id,
-	m.delivered_by, m.delivered_to, m.sale_id, m.did_id, m.escalation_level_id, m.activities_count,
-	m.closing_action_group_id, m.escalation_counter, m.call_id, m.chat_session_id, m.to_do_task_id,
-	m.phone_number, m.extension, m.caller_id, m.first_name, m.last_name, m.company_name, m.content,
-	m.status, m.ivr, m.phone, m.email, m.call_ref_id, m.note, m.address, m.address2, m.city, m.state,
-	m.zip, m.how_you_hear_about_us, m.alt_phone, m.receiver_name, m.non_message_type, m.email_subject,
-	m.origin, m.disposition, m.klass_names, m.read, m.is_emergency, m.positive_data_dip, m.from_to_do,
-	m.created_at, m.updated_at, m.pickup_date, m.delivered_at, m.next_escalation_at,
-	m.message_received_date, m.send_at, m.acknowledged_at, m.answers`
+// messageRow is how a message is read: its columns are Message's fields (rowLayout).
+var messageRow = layoutOf[answerdesk.Message]()
+
+// messageColumns is the columns of a message row, for the alias m.
+var messageColumns = messageRow.list("m")
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanMessage(s scanner) (*answerdesk.Message, error) {
 	var m answerdesk.Message
-	var created, updated int64
-	var pickup, delivered, nextEsc, received, sendAt, acked *int64
-	var answers string
-	err := s.Scan(&m.ID, &m.UUID, &m.AccountID, &m.AgentID, &m.UserID, &m.PickupUserID, &m.ContactID,
-		&m.DeliveredBy, &m.DeliveredTo, &m.SaleID, &m.DidID, &m.EscalationLevelID, &m.ActivitiesCount,
-		&m.ClosingActionGroupID, &m.EscalationCounter, &m.CallID, &m.ChatSessionID, &m.ToDoTaskID,
-		&m.PhoneNumber, &m.Extension, &m.CallerID, &m.FirstName, &m.LastName, &m.CompanyName, &m.Content,
-		&m.Status, &m.IVR, &m.Phone, &m.Email, &m.CallRefID, &m.Note, &m.Address, &m.Address2, &m.City, &m.State,
-		&m.Zip, &m.HowYouHearAboutUs, &m.AltPhone, &m.ReceiverName, &m.NonMessageType, &m.EmailSubject,
-		&m.Origin, &m.Disposition, &m.KlassNames, &m.Read, &m.IsEmergency, &m.PositiveDataDip, &m.FromToDo,
-		&created, &updated, &pickup, &delivered, &nextEsc,
-		&received, &sendAt, &acked, &answers)
-	if err != nil {
+	if err := s.Scan(messageRow.targets(&m)...); err != nil {
 		return nil, err
 	}
-	m.CreatedAt, m.UpdatedAt = fromMS(created), fromMS(updated)
-	m.PickupDate, m.DeliveredAt, m.NextEscalationAt = msPtr(pickup), msPtr(delivered), msPtr(nextEsc)
-	m.MessageReceivedDate, m.SendAt, m.AcknowledgedAt = msPtr(received), msPtr(sendAt), msPtr(acked)
-	m.Answers = json.RawMessage(answers)
 	return &m, nil
 }
 
