@@ -747,27 +747,9 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// under another heading are often about something else ("batch operations count
 	// toward the rate limit").
 	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval
-	phrases := 0
-	for _, bg := range q.bigrams {
-		for i := 0; i+1 < len(u.seq); i++ {
-			if u.seq[i] == bg[0] && u.seq[i+1] == bg[1] {
-				phrases++
-				break
-			}
-		}
-	}
-	s.score += math.Min(0.15, 0.06*float64(phrases))
+	s.score += math.Min(0.15, 0.06*float64(pairsIn(q.bigrams, u.seq)))
 	// The question's words in the same order as written ("endpoint is down").
-	rawPairs := 0
-	for _, bg := range q.raw {
-		for i := 0; i+1 < len(u.raw); i++ {
-			if u.raw[i] == bg[0] && u.raw[i+1] == bg[1] {
-				rawPairs++
-				break
-			}
-		}
-	}
-	s.score += math.Min(0.1, 0.04*float64(rawPairs))
+	s.score += math.Min(0.1, 0.04*float64(pairsIn(q.raw, u.raw)))
 	for _, p := range q.paths {
 		if p.MatchString(u.text) || p.MatchString(u.sec.passage.Heading) {
 			s.score += 0.15
@@ -1722,4 +1704,18 @@ func (ix *Index) snippet(url string, q question, maxLen int) string {
 		s = string(r[:maxLen]) + "…"
 	}
 	return s
+}
+
+// pairsIn counts the pairs of neighbouring words that stand side by side in seq.
+func pairsIn(pairs [][2]string, seq []string) int {
+	n := 0
+	for _, p := range pairs {
+		for i := 0; i+1 < len(seq); i++ {
+			if seq[i] == p[0] && seq[i+1] == p[1] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -22,10 +22,7 @@ import (
 // (set, right|sect|wrong|off, heaviest term held, coverage, own, section coverage, heading
 // coverage, score, next section's score, unknown share, weight, terms, question).
 func TestCalibDump(t *testing.T) {
-	out := os.Getenv("CALIB_OUT")
-	if out == "" {
-		t.Skip("CALIB_OUT not set")
-	}
+	out := calibEnv(t, "CALIB_OUT")
 	ix := shippedIndex(t)
 	var b strings.Builder
 	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
@@ -77,18 +74,13 @@ func TestCalibDump(t *testing.T) {
 			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", set, label, f, qq.Question)
 		}
 	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCalib(t, out, b.String())
 }
 
 // TestCalibTop prints, for the questions in CALIB_Q (separated by "|"), the best scored
 // units with their scores and the answer: a tool for reading a tuning set's misses.
 func TestCalibTop(t *testing.T) {
-	qs := os.Getenv("CALIB_Q")
-	if qs == "" {
-		t.Skip("CALIB_Q not set")
-	}
+	qs := calibEnv(t, "CALIB_Q")
 	// A held-out question read this way would be tuned on: refuse them.
 	held := map[string]bool{}
 	for set := range heldOut {
@@ -128,10 +120,7 @@ func TestCalibTop(t *testing.T) {
 // length, question) to CALIB_SCORE and prints each set's score and mean answer length: a
 // tool for comparing two versions of the answerer on the tuning sets, never the held-out ones.
 func TestCalibScore(t *testing.T) {
-	out := os.Getenv("CALIB_SCORE")
-	if out == "" {
-		t.Skip("CALIB_SCORE not set")
-	}
+	out := calibEnv(t, "CALIB_SCORE")
 	ix := shippedIndex(t)
 	var b strings.Builder
 	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
@@ -167,19 +156,14 @@ func TestCalibScore(t *testing.T) {
 		}
 		fmt.Printf("%s %d/%d off-answered=%d mean-len=%.0f\n", set, good, total, offAnswered, float64(chars)/float64(max(n, 1)))
 	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCalib(t, out, b.String())
 }
 
 // TestCalibSpecWords prints the words of the files in CALIB_SPEC (the spec the outside
 // question writers read) that the docs never use and have no synonym for: the vocabulary
 // gap between the spec and the docs.
 func TestCalibSpecWords(t *testing.T) {
-	path := os.Getenv("CALIB_SPEC")
-	if path == "" {
-		t.Skip("CALIB_SPEC not set")
-	}
+	path := calibEnv(t, "CALIB_SPEC")
 	ix := shippedIndex(t)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -200,4 +184,21 @@ func TestCalibSpecWords(t *testing.T) {
 		fmt.Printf("%s:%d ", w, count[w])
 	}
 	fmt.Println()
+}
+
+// calibEnv is the environment variable that asks for a calibration tool; without it the
+// tool is skipped.
+func calibEnv(t *testing.T, name string) string {
+	v := os.Getenv(name)
+	if v == "" {
+		t.Skipf("%s not set", name)
+	}
+	return v
+}
+
+// writeCalib writes a calibration tool's output.
+func writeCalib(t *testing.T, path, s string) {
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
