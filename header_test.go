@@ -1,6 +1,7 @@
 package answerdesk_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -36,5 +37,33 @@ func TestValidHeader(t *testing.T) {
 				t.Errorf("ValidHeaderValue(%.20q) = %v, want %v", tc.value, got, tc.valueOK)
 			}
 		})
+	}
+}
+
+// TestHeaderGivenTwice: header names are case-insensitive, so a delivery method whose
+// headers name one header twice ("X-Key" and "x-key") is a 422, not one of the two values
+// sent at random; and the errors of several bad headers come in the same order every time.
+func TestHeaderGivenTwice(t *testing.T) {
+	body := func(headers string) []byte {
+		return []byte(`{"account_number": "1001", "name": "Board", "delivery_methods": [{"type": "external_api",
+			"url": "https://hooks.example.com/x", "data": [{"field": "id", "value": "{{message.id}}"}],
+			"headers": ` + headers + `}]}`)
+	}
+	_, err := answerdesk.ParseOnCallContactCreate(body(`{"X-Key": "one", "x-key": "two"}`))
+	var e *answerdesk.Error
+	if !errors.As(err, &e) || e.Code != answerdesk.EINVALID || len(e.Fields) != 1 ||
+		e.Fields[0].Field != "delivery_methods[0].headers" || !strings.Contains(e.Fields[0].Message, "same header") {
+		t.Fatalf("X-Key and x-key: %v, want one 422 on delivery_methods[0].headers", err)
+	}
+	c, err := answerdesk.ParseOnCallContactCreate(body(`{"X-Key": "one", "X-Other": "two"}`))
+	if err != nil || len(c.Methods[0].Headers) != 2 {
+		t.Fatalf("two distinct headers: %v", err)
+	}
+	bad := body(`{"Host": "a", "X A": "b", "Connection": "c", "X-Z": "d\n", "Content-Length": "1"}`)
+	_, first := answerdesk.ParseOnCallContactCreate(bad)
+	for range 20 {
+		if _, again := answerdesk.ParseOnCallContactCreate(bad); again.Error() != first.Error() {
+			t.Fatalf("the errors changed order:\n%v\n%v", first, again)
+		}
 	}
 }

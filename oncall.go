@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"math"
 	"net/textproto"
 	"net/url"
@@ -283,11 +284,22 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 		v.Add(prefix+".headers", fmt.Sprintf("must have at most %d headers", MaxHeaders))
 	}
 	m.Headers = map[string]string{}
-	for name, value := range in.Headers.Value {
+	// In name order, so that the errors come in the same order on every request; names
+	// are case-insensitive, so two that differ only in case are one header given twice
+	// (which value would be sent would otherwise be decided by map order).
+	given := map[string]string{} // canonical name → the name as given first
+	for _, name := range slices.Sorted(maps.Keys(in.Headers.Value)) {
+		value := in.Headers.Value[name]
 		canon := textproto.CanonicalMIMEHeaderKey(name)
+		first, twice := given[canon]
+		if !twice {
+			given[canon] = name
+		}
 		switch {
 		case !ValidHeaderName(name):
 			v.Add(prefix+".headers", fmt.Sprintf("%q is not a valid header name", name))
+		case twice:
+			v.Add(prefix+".headers", fmt.Sprintf("%q and %q name the same header (header names are case-insensitive); give it once", first, name))
 		case ReservedHeader(canon):
 			v.Add(prefix+".headers", fmt.Sprintf("%s is set by the dispatcher and cannot be configured", canon))
 		case !ValidHeaderValue(value):
