@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -111,8 +112,9 @@ func TestHandlerPathAndMethods(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), "error") {
-		t.Errorf("a body over 1 MiB: %d %s", resp.StatusCode, body[:min(len(body), 200)])
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), `"error"`) ||
+		!json.Valid(body) {
+		t.Errorf("a body over 1 MiB: %d %s, want 413 and a JSON-RPC error", resp.StatusCode, body[:min(len(body), 200)])
 	}
 	if err := Handler(NewPublicServer(s.cfg), "/mcp/public", s.cfg).(interface{ Shutdown(context.Context) error }).Shutdown(context.Background()); err != nil {
 		t.Errorf("shutdown: %v", err)

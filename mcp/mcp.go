@@ -146,11 +146,30 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 		server.WithStreamableHTTPCORS(server.WithCORSAllowedOrigins("*")),
 		server.WithStreamableHTTPLogger(logger),
 	)
-	h.next = refuseNull(h.streamable)
+	h.next = refuseNull(refuseLarge(h.streamable))
 	if cfg.Authenticate != nil {
 		h.next = cfg.Authenticate(h.next)
 	}
 	return h
+}
+
+// refuseLarge answers a request whose Content-Length is over the body limit with 413 and a
+// JSON-RPC invalid request, before a byte is read (after authentication on the account
+// server, like every other answer). Without it the SDK reads up to the limit and answers 400
+// "read request body error", which does not say that the size is the problem. A body sent
+// without a length still stops at the limit (ServeHTTP's MaxBytesReader), as that 400.
+func refuseLarge(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > maxBodyBytes {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Connection", "close") // the rest of the body is not read
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":%d,"message":"the request body is larger than the limit of %d bytes"}}`+"\n",
+				mcpgo.INVALID_REQUEST, maxBodyBytes)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // refuseNull answers a POST whose body is the JSON null with a JSON-RPC invalid request
