@@ -67,3 +67,28 @@ func TestHeaderGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestBasicAuthControlCharacters: RFC 7617 §2 forbids control characters in the user-id and
+// the password of Basic auth, so a delivery method's basic_auth holding one is a 422 naming it.
+func TestBasicAuthControlCharacters(t *testing.T) {
+	for _, tc := range []struct{ name, auth, field string }{
+		{"a_line_break_in_the_username", `{"username": "a\r\nb", "password": "p"}`, "delivery_methods[0].basic_auth.username"},
+		{"a_tab_in_the_password", `{"username": "a", "password": "p\tq"}`, "delivery_methods[0].basic_auth.password"},
+		{"a_del_in_the_password", `{"username": "a", "password": "p\u007f"}`, "delivery_methods[0].basic_auth.password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := answerdesk.ParseOnCallContactCreate([]byte(`{"account_number": "1001", "name": "Board",
+				"delivery_methods": [{"type": "external_api", "url": "https://hooks.example.com/x",
+				"data": [{"field": "id", "value": "{{message.id}}"}], "basic_auth": ` + tc.auth + `}]}`))
+			var e *answerdesk.Error
+			if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != tc.field {
+				t.Fatalf("%s: %v, want one 422 on %s", tc.auth, err, tc.field)
+			}
+		})
+	}
+	if _, err := answerdesk.ParseOnCallContactCreate([]byte(`{"account_number": "1001", "name": "Board",
+		"delivery_methods": [{"type": "external_api", "url": "https://hooks.example.com/x",
+		"data": [{"field": "id", "value": "1"}], "basic_auth": {"username": "acmé user", "password": "s3cret!"}}]}`)); err != nil {
+		t.Errorf("a plain username and password: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
@@ -277,6 +278,13 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 			v.Add(prefix+".basic_auth", "needs both username and password, or neither")
 		case strings.Contains(user, ":"):
 			v.Add(prefix+".basic_auth.username", `must not contain ":"`)
+		}
+		// RFC 7617 §2: neither may hold a control character (a line break, a tab...).
+		if strings.IndexFunc(user, unicode.IsControl) >= 0 {
+			v.Add(prefix+".basic_auth.username", "must not contain control characters")
+		}
+		if strings.IndexFunc(pass, unicode.IsControl) >= 0 {
+			v.Add(prefix+".basic_auth.password", "must not contain control characters")
 		}
 		m.BasicUser, m.BasicPass = user, pass
 	}
