@@ -175,6 +175,8 @@ func TestParseToDoCreate(t *testing.T) {
 		{"weekly_without_days", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"weekly","times":["09:00"]}}`, []string{"schedule.days"}},
 		{"monthly_day_32", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"monthly","days":[32],"times":["09:00"]}}`, []string{"schedule.days"}},
 		{"interval_zero", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"frequency":"daily","interval":0,"times":["09:00"]}}`, []string{"schedule.interval"}},
+		// Header lines of the email (the name is the subject of an email without one).
+		{"line_breaks_in_header_fields", `{"account_number":"1001","delivery_type":"email","contact":"a@b.example","message_text":"hi","from_email":"x@acme.example","name":"a\nb","sender_name":"Office\r\nBcc: x@evil.example","subject":"hi\r\nBcc: x@evil.example","schedule":{"rule":"immediately"}}`, []string{"name", "sender_name", "subject"}},
 		{"frequency_with_rule", `{"account_number":"1001","delivery_type":"call","instructions":"x","schedule":{"rule":"immediately","frequency":"daily"}}`, []string{"schedule.frequency"}},
 	}
 	for _, tc := range tests {

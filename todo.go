@@ -260,6 +260,13 @@ func toDoFields(in *ToDoCreateRequest, scheduleRequired bool) (*ToDoCreate, erro
 	if t.AccountNumber == "" && !v.Has("account_number") {
 		v.Add("account_number", "is required")
 	}
+	// An email's subject and sender name are header lines, and the name is the subject of
+	// an email without one: a line break in them is refused, not encoded into the header.
+	for _, f := range []struct{ name, value string }{{"name", t.Name}, {"sender_name", t.SenderName}, {"subject", t.SubjectLine}} {
+		if strings.ContainsAny(f.value, "\r\n") && !v.Has(f.name) {
+			v.Add(f.name, "must be one line: no line breaks")
+		}
+	}
 	switch {
 	case v.Has("delivery_type"):
 	case t.DeliveryType == "":
