@@ -50,12 +50,15 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
-// written from SERVICE.md and CONTRACT.md and committed before the answerer was run on it.
-var heldOut = map[string]bool{"test": true, "dev4": true}
+// written from SERVICE.md and CONTRACT.md and committed before the answerer was run on it;
+// so was dev9 (session 8, written by a helper that read only the spec and never saw the docs
+// or the answerer): its blind first run answered 52 of 60 right (86.7%; misses no-fact 6,
+// wrong-section 1, declined-far 1) and declined all 12 off-topic questions.
+var heldOut = map[string]bool{"test": true, "dev4": true, "dev9": true}
 
 // qaTarget is the share of questions each half must answer right (issue 13).
 const qaTarget = 0.90
@@ -284,7 +287,7 @@ const qaTarget = 0.90
 // a question that expands into many synonym clauses retrieves the section holding its
 // rarest word far down (the retry policy's time-out row: BM25 0.007 against 0.337), and
 // "SIGTERM" (in five sections, so not a rare-term lookup) loses to "receives" → url.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.83, "dev5": 0.91, "dev6": 0.84, "dev7": 0.80, "dev8": 0.68, "dev4": 0.78, "test": 0.87}
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.83, "dev5": 0.91, "dev6": 0.84, "dev7": 0.80, "dev8": 0.68, "dev4": 0.78, "dev9": 0.86, "test": 0.87}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -361,7 +364,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev4", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev4", "dev9", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the
