@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -128,25 +129,48 @@ type WebhookClient struct {
 }
 
 // NewWebhookClient returns a client with a 10 s timeout that follows no redirects (a 3xx is
-// returned as is, and fails), sends User-Agent "answerdesk-dispatch/"+version, and, unless
-// allowPrivate, refuses at dial time every non-public destination (loopback, private,
-// link-local, CGNAT, cloud metadata, and the other IANA special-purpose ranges, IPv4 and IPv6).
-// The check runs on the resolved address of each connection, so a name that resolves to a
-// public address when configured and to a private one later (DNS rebinding) is still refused.
+// returned as is, and fails), sends User-Agent "answerdesk-dispatch/"+version, and refuses
+// at dial time every non-public destination (loopback, private, link-local, CGNAT, cloud
+// metadata, and the other IANA special-purpose ranges, IPv4 and IPv6); allowPrivate lets
+// loopback and private (RFC 1918, ULA) destinations through, never link-local or cloud
+// metadata. The check runs on the resolved address of each connection, so a name that
+// resolves to a public address when configured and to a private one later (DNS rebinding)
+// is still refused.
 func NewWebhookClient(version string, allowPrivate bool) *WebhookClient {
-	var guard func(network, address string, _ syscall.RawConn) error
-	if !allowPrivate {
-		guard = webhookGuard()
-	}
-	return newWebhookClient(version, guard, nil)
+	return newWebhookClient(version, webhookGuard(allowPrivate), nil)
 }
 
-// webhookGuard returns the net.Dialer Control refusing non-public addresses. Any port is
-// allowed: customer endpoints are not limited to 80 and 443.
-func webhookGuard() func(network, address string, _ syscall.RawConn) error {
-	g := ssrf.New(ssrf.WithAnyPort())
+// privatePrefixes are the destinations --dispatch-allow-private lets through: loopback and
+// private networks, where a test receiver or a service on one's own network listens.
+var privatePrefixes = struct{ v4, v6 []netip.Prefix }{
+	v4: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("10.0.0.0/8"),
+		netip.MustParsePrefix("172.16.0.0/12"), netip.MustParsePrefix("192.168.0.0/16")},
+	v6: []netip.Prefix{netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("fc00::/7")},
+}
+
+// metadataPrefixes are cloud metadata services inside the private ranges (AWS's IPv6
+// instance metadata is a ULA address): refused even when private destinations are allowed.
+var metadataPrefixes = []netip.Prefix{netip.MustParsePrefix("fd00:ec2::/32")}
+
+// webhookGuard returns the net.Dialer Control refusing non-public addresses (with
+// allowPrivate, those outside privatePrefixes, and metadataPrefixes). Any port is allowed:
+// customer endpoints are not limited to 80 and 443.
+func webhookGuard(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
+	opts := []ssrf.Option{ssrf.WithAnyPort()}
+	if allowPrivate {
+		opts = append(opts, ssrf.WithAllowedV4Prefixes(privatePrefixes.v4...), ssrf.WithAllowedV6Prefixes(privatePrefixes.v6...))
+	}
+	g := ssrf.New(opts...)
 	return func(network, address string, c syscall.RawConn) error {
-		if err := g.Safe(network, address, c); err != nil {
+		err := g.Safe(network, address, c)
+		if ap, perr := netip.ParseAddrPort(address); err == nil && perr == nil {
+			for _, p := range metadataPrefixes {
+				if p.Contains(ap.Addr()) {
+					err = fmt.Errorf("%s is a cloud metadata address", ap.Addr())
+				}
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("%w: %w: %w", ErrWebhookRefused, errAddressBlocked, err)
 		}
 		return nil

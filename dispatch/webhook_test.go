@@ -468,7 +468,7 @@ func TestSSRFGuardRefusesLoopbackServer(t *testing.T) {
 func TestSSRFGuardRefusesAtDial(t *testing.T) {
 	var mu sync.Mutex
 	var stopped []string
-	c := newWebhookClient("v", webhookLoopbackOnly(webhookGuard(), &stopped, &mu), nil)
+	c := newWebhookClient("v", webhookLoopbackOnly(webhookGuard(false), &stopped, &mu), nil)
 	t.Cleanup(c.CloseIdleConnections)
 	for _, tc := range []struct{ url, addr string }{
 		{"http://10.0.0.1/hook", "10.0.0.1"},
@@ -498,42 +498,51 @@ func TestSSRFGuardRefusesAtDial(t *testing.T) {
 // TestSSRFGuardAddresses checks the guard's Control directly, as ssrf's own tests do: no
 // socket at all.
 func TestSSRFGuardAddresses(t *testing.T) {
-	guard := webhookGuard()
+	guard, private := webhookGuard(false), webhookGuard(true)
 	for _, tc := range []struct {
 		network, address string
 		allowed          bool
+		// allowedPrivate: allowed with --dispatch-allow-private (loopback and private
+		// networks, never link-local, metadata or the other reserved ranges).
+		allowedPrivate bool
 	}{
-		{"tcp4", "8.8.8.8:443", true},
-		{"tcp4", "1.1.1.1:8443", true}, // any port
-		{"tcp6", "[2606:4700:4700::1111]:443", true},
-		{"tcp4", "127.0.0.1:80", false},
-		{"tcp4", "127.8.9.10:443", false},
-		{"tcp4", "10.0.0.1:443", false},
-		{"tcp4", "172.16.5.4:443", false},
-		{"tcp4", "192.168.1.1:443", false},
-		{"tcp4", "169.254.169.254:80", false},
-		{"tcp4", "100.64.0.1:443", false}, // CGNAT
-		{"tcp4", "0.0.0.0:80", false},
-		{"tcp4", "224.0.0.1:80", false},
-		{"tcp4", "255.255.255.255:80", false},
-		{"tcp4", "192.0.2.2:80", false},
-		{"tcp6", "[::1]:80", false},
-		{"tcp6", "[::]:80", false},
-		{"tcp6", "[fe80::1%eth0]:80", false},
-		{"tcp6", "[fc00::1]:80", false},
-		{"tcp6", "[fd00:ec2::254]:80", false}, // AWS IPv6 metadata
-		{"tcp6", "[::ffff:127.0.0.1]:80", false},
-		{"tcp6", "[::ffff:169.254.169.254]:80", false},
-		{"tcp6", "[64:ff9b::7f00:1]:80", false}, // NAT64 of 127.0.0.1
-		{"tcp6", "[2001:db8::1]:80", false},
-		{"udp4", "8.8.8.8:53", false},
+		{"tcp4", "8.8.8.8:443", true, true},
+		{"tcp4", "1.1.1.1:8443", true, true}, // any port
+		{"tcp6", "[2606:4700:4700::1111]:443", true, true},
+		{"tcp4", "127.0.0.1:80", false, true},
+		{"tcp4", "127.8.9.10:443", false, true},
+		{"tcp4", "10.0.0.1:443", false, true},
+		{"tcp4", "172.16.5.4:443", false, true},
+		{"tcp4", "192.168.1.1:443", false, true},
+		{"tcp4", "169.254.169.254:80", false, false},
+		{"tcp4", "100.64.0.1:443", false, false}, // CGNAT
+		{"tcp4", "0.0.0.0:80", false, false},
+		{"tcp4", "224.0.0.1:80", false, false},
+		{"tcp4", "255.255.255.255:80", false, false},
+		{"tcp4", "192.0.2.2:80", false, false},
+		{"tcp6", "[::1]:80", false, true},
+		{"tcp6", "[::]:80", false, false},
+		{"tcp6", "[fe80::1%eth0]:80", false, false},
+		{"tcp6", "[fc00::1]:80", false, true},
+		{"tcp6", "[fd00:ec2::254]:80", false, false}, // AWS IPv6 metadata
+		{"tcp6", "[::ffff:127.0.0.1]:80", false, false},
+		{"tcp6", "[::ffff:169.254.169.254]:80", false, false},
+		{"tcp6", "[64:ff9b::7f00:1]:80", false, false}, // NAT64 of 127.0.0.1
+		{"tcp6", "[2001:db8::1]:80", false, false},
+		{"udp4", "8.8.8.8:53", false, false},
 	} {
-		err := guard(tc.network, tc.address, nil)
-		if tc.allowed && err != nil {
-			t.Errorf("%s %s refused: %v", tc.network, tc.address, err)
-		}
-		if !tc.allowed && !errors.Is(err, ErrWebhookRefused) {
-			t.Errorf("%s %s: error %v, want ErrWebhookRefused", tc.network, tc.address, err)
+		for _, g := range []struct {
+			name    string
+			guard   func(string, string, syscall.RawConn) error
+			allowed bool
+		}{{"", guard, tc.allowed}, {"with private allowed: ", private, tc.allowedPrivate}} {
+			err := g.guard(tc.network, tc.address, nil)
+			if g.allowed && err != nil {
+				t.Errorf("%s%s %s refused: %v", g.name, tc.network, tc.address, err)
+			}
+			if !g.allowed && !errors.Is(err, ErrWebhookRefused) {
+				t.Errorf("%s%s %s: error %v, want ErrWebhookRefused", g.name, tc.network, tc.address, err)
+			}
 		}
 	}
 }
@@ -554,7 +563,7 @@ func TestSSRFGuardDNSRebinding(t *testing.T) {
 	}}
 	var mu sync.Mutex
 	var stopped []string
-	c := newWebhookClient("v", webhookLoopbackOnly(webhookGuard(), &stopped, &mu), resolver)
+	c := newWebhookClient("v", webhookLoopbackOnly(webhookGuard(false), &stopped, &mu), resolver)
 	t.Cleanup(c.CloseIdleConnections)
 	u := fmt.Sprintf("http://rebind.answerdesk.test:%d/hook", port)
 
