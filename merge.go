@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,23 +73,11 @@ const (
 
 const answersPrefix = "message.answers."
 
-// messageMergeFields is the set of JSON names of Message, the fields {{message.<field>}} may
-// name. It is derived from the struct tags so that it can never drift from the API form.
+// messageMergeFields is the set of the fields {{message.<field>}} may name: MessageFields,
+// so that it can never drift from the API form.
 var messageMergeFields = sync.OnceValue(func() map[string]bool {
 	fields := map[string]bool{}
-	t := reflect.TypeFor[Message]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
-			continue
-		case "":
-			name = f.Name
-		}
+	for _, name := range MessageFields() {
 		fields[name] = true
 	}
 	return fields

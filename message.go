@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Message origins, the channel a message came in on.
@@ -100,6 +101,19 @@ type Message struct {
 	// row of a list only to encode it again was 5% of a list request.
 	Answers json.RawMessage `json:"answers" jsonschema:"Answers to the script's questions, keyed by question name. Empty object when there are none."`
 }
+
+// MessageFields are the JSON names of Message's fields, in order: the message object's
+// properties (and, in store, its table's columns).
+var MessageFields = sync.OnceValue(func() []string {
+	var names []string
+	t := reflect.TypeFor[Message]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+})
 
 // MessageFilter is a request for one page of messages. Dates are the MM-DD-YYYY strings
 // the caller gave; Validate parses them.

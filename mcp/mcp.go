@@ -161,11 +161,8 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 func refuseLarge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > maxBodyBytes {
-			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Connection", "close") // the rest of the body is not read
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":%d,"message":"the request body is larger than the limit of %d bytes"}}`+"\n",
-				mcpgo.INVALID_REQUEST, maxBodyBytes)
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than the limit of %d bytes", maxBodyBytes))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -301,9 +298,12 @@ func (b boundSessions) Terminate(string) (bool, error) { return false, nil }
 func (h *endpoint) Shutdown(ctx context.Context) error { return h.streamable.Shutdown(ctx) }
 
 // forbid answers 403 with a JSON-RPC error without id, as the MCP transport allows.
-func forbid(w http.ResponseWriter, msg string) {
+func forbid(w http.ResponseWriter, msg string) { refuse(w, http.StatusForbidden, msg) }
+
+// refuse answers status with a JSON-RPC invalid request without id.
+func refuse(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusForbidden)
+	w.WriteHeader(status)
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","error":{"code":%d,"message":%q}}`+"\n", mcpgo.INVALID_REQUEST, msg)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/answerdesk/answerdesk"
 )
@@ -59,7 +58,7 @@ func (l rowLayout) targets(dst any) []any {
 	return out
 }
 
-// msTime reads a Unix-milliseconds column into a Time.
+// msTime reads a Unix-milliseconds column into a Time (fromMS).
 type msTime struct{ dst *answerdesk.Time }
 
 func (s msTime) Scan(src any) error {
@@ -67,11 +66,11 @@ func (s msTime) Scan(src any) error {
 	if !ok {
 		return fmt.Errorf("time column holds %T, want Unix milliseconds", src)
 	}
-	*s.dst = answerdesk.Time{Time: time.UnixMilli(ms).UTC()}
+	*s.dst = fromMS(ms)
 	return nil
 }
 
-// msTimePtr reads a nullable Unix-milliseconds column into a *Time.
+// msTimePtr reads a nullable Unix-milliseconds column into a *Time (msPtr).
 type msTimePtr struct{ dst **answerdesk.Time }
 
 func (s msTimePtr) Scan(src any) error {
@@ -79,11 +78,11 @@ func (s msTimePtr) Scan(src any) error {
 		*s.dst = nil
 		return nil
 	}
-	var t answerdesk.Time
-	if err := (msTime{&t}).Scan(src); err != nil {
-		return err
+	ms, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("time column holds %T, want Unix milliseconds", src)
 	}
-	*s.dst = &t
+	*s.dst = msPtr(&ms)
 	return nil
 }
 
