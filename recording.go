@@ -34,33 +34,33 @@ type CallRecording struct {
 type CDR struct {
 	ID                int64   `json:"id" jsonschema:"Id of the call detail record."`
 	UniqueCallID      int64   `json:"unique_call_id" jsonschema:"Unique id of the call in the telephony system."`
-	AgentID           *int64  `json:"agent_id" jsonschema:"Id of the agent who answered."`
-	OriginalCallID    *int64  `json:"original_call_id" jsonschema:"Id of the original call, for transferred calls."`
-	CallType          string  `json:"call_type" jsonschema:"Kind of call."`
-	StartClient       *string `json:"start_client" jsonschema:"Client the call started on."`
-	EndClient         *string `json:"end_client" jsonschema:"Client the call ended on."`
-	CallerID          string  `json:"callerid" jsonschema:"Caller ID."`
-	NumberDialed      string  `json:"number_dialed" jsonschema:"Number the caller dialed."`
-	DID               string  `json:"did" jsonschema:"DID (phone number) the call came in on."`
-	AgentName         *string `json:"agent_name" jsonschema:"Name of the agent who answered."`
-	SkillName         *string `json:"skill_name" jsonschema:"Name of the skill (queue) that handled the call."`
+	AgentID           *int64  `json:"agent_id" jsonschema:"Id of the agent who answered; null when no agent did."`
+	OriginalCallID    *int64  `json:"original_call_id" jsonschema:"For a transferred call, the id of the call it was transferred from; otherwise null."`
+	CallType          string  `json:"call_type" jsonschema:"Kind of call: InboundCall for an ordinary incoming call to one of your numbers."`
+	StartClient       *string `json:"start_client" jsonschema:"Where the call started, e.g. pstn (the phone network)."`
+	EndClient         *string `json:"end_client" jsonschema:"Where the call ended, e.g. ai_assistant or agent."`
+	CallerID          string  `json:"callerid" jsonschema:"The caller's number (caller ID)."`
+	NumberDialed      string  `json:"number_dialed" jsonschema:"The number the caller dialed."`
+	DID               string  `json:"did" jsonschema:"The phone number (DID) the call came in on."`
+	AgentName         *string `json:"agent_name" jsonschema:"Name of the agent who answered, e.g. AI Receptionist."`
+	SkillName         *string `json:"skill_name" jsonschema:"Name of the skill (queue) that handled the call; the list's skill_name filter matches it."`
 	SkillID           *string `json:"skill_id" jsonschema:"Id of the skill."`
-	WhoHungUp         *string `json:"who_hung_up" jsonschema:"Which party ended the call."`
-	ConnectionSec     int64   `json:"connection_sec" jsonschema:"Seconds to connect."`
-	IVRSec            int64   `json:"ivr_sec" jsonschema:"Seconds spent in the IVR."`
-	WaitSec           int64   `json:"wait_sec" jsonschema:"Seconds waiting in queue."`
-	TalkSec           int64   `json:"talk_sec" jsonschema:"Seconds talking."`
-	HoldSec           int64   `json:"hold_sec" jsonschema:"Seconds on hold."`
-	TransferSec       int64   `json:"transfer_sec" jsonschema:"Seconds in transfer."`
-	WrapSec           int64   `json:"wrap_sec" jsonschema:"Seconds of agent wrap-up."`
-	ConferenceSec     int64   `json:"conference_sec" jsonschema:"Seconds in conference."`
-	ConferenceTalkSec int64   `json:"conference_talk_sec" jsonschema:"Seconds talking in conference."`
+	WhoHungUp         *string `json:"who_hung_up" jsonschema:"Which party ended the call, e.g. caller or agent."`
+	ConnectionSec     int64   `json:"connection_sec" jsonschema:"Seconds the call lasted, from its start to its end."`
+	IVRSec            int64   `json:"ivr_sec" jsonschema:"Seconds in the automated phone menu (IVR) before the queue."`
+	WaitSec           int64   `json:"wait_sec" jsonschema:"Seconds the caller waited in the queue before an agent answered."`
+	TalkSec           int64   `json:"talk_sec" jsonschema:"Seconds the caller and the agent talked."`
+	HoldSec           int64   `json:"hold_sec" jsonschema:"Seconds the caller was on hold."`
+	TransferSec       int64   `json:"transfer_sec" jsonschema:"Seconds spent transferring the call."`
+	WrapSec           int64   `json:"wrap_sec" jsonschema:"Seconds of the agent's wrap-up after the call (after-call work)."`
+	ConferenceSec     int64   `json:"conference_sec" jsonschema:"Seconds in a conference (three-way) call."`
+	ConferenceTalkSec int64   `json:"conference_talk_sec" jsonschema:"Seconds talking in a conference call."`
 	StartTime         Time    `json:"start_time" jsonschema:"When the call started."`
-	AgentAnswerTime   *Time   `json:"agent_answer_time" jsonschema:"When an agent answered."`
+	AgentAnswerTime   *Time   `json:"agent_answer_time" jsonschema:"When an agent answered; null when no agent did."`
 	EndTime           *Time   `json:"end_time" jsonschema:"When the call ended."`
 	HangUpTime        *Time   `json:"hang_up_time" jsonschema:"When the call was hung up."`
-	CallCreatedAt     Time    `json:"call_created_at" jsonschema:"When the call record was created."`
-	IsOrphaned        bool    `json:"is_orphaned" jsonschema:"Whether the call lost its agent or queue."`
+	CallCreatedAt     Time    `json:"call_created_at" jsonschema:"When the telephony system created the call's record."`
+	IsOrphaned        bool    `json:"is_orphaned" jsonschema:"true when the call lost its agent or queue before it was handled."`
 }
 
 // RecordingFilter is a request for one page of call recordings, as the caller gave it.
