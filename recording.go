@@ -14,16 +14,16 @@ import (
 // CallRecording is a recorded call with its call detail record (SERVICE.md §2.2).
 type CallRecording struct {
 	ID            int64   `json:"id" jsonschema:"Id of the call recording."`
-	CallID        int64   `json:"call_id" jsonschema:"Id of the recorded call."`
-	CallSID       string  `json:"call_sid" jsonschema:"Telephony provider's id of the call."`
-	AccountNumber string  `json:"account_number" jsonschema:"Number of the account the call belongs to."`
-	DIDNumber     string  `json:"did_number" jsonschema:"Phone number (DID) the call came in on."`
-	From          string  `json:"from" jsonschema:"Caller's number."`
+	CallID        int64   `json:"call_id" jsonschema:"Id of the recorded call; messages taken on this call have the same call_id."`
+	CallSID       string  `json:"call_sid" jsonschema:"The telephony provider's id of the call."`
+	AccountNumber string  `json:"account_number" jsonschema:"Number of the account the call belongs to, e.g. 1001."`
+	DIDNumber     string  `json:"did_number" jsonschema:"The number the caller dialled."`
+	From          string  `json:"from" jsonschema:"The caller's number."`
 	AgentUsername *string `json:"agent_username" jsonschema:"Username of the agent who took the call."`
-	StartedAt     Time    `json:"started_at" jsonschema:"When the call started."`
+	StartedAt     Time    `json:"started_at" jsonschema:"When the call started; the date filters and the retention use it."`
 	// Recording is a signed, expiring URL of the audio, or nil once the audio is past retention.
-	Recording *string `json:"recording" jsonschema:"Signed, expiring URL of the audio file, of the form {base_url}/recordings/{id}/audio?expires=...&signature=... (HMAC-SHA256). It is valid for 15 minutes from the time of this response and needs no Authorization header; fetch the recording again for a fresh link. The audio endpoint supports Range requests. null once the audio is past retention (31 days)."`
-	CDR       CDR     `json:"cdr"`
+	Recording *string `json:"recording" jsonschema:"Signed URL of the audio (see Signed audio URLs below), valid for 15 minutes from this response and needing no API token; fetch the recording again for a fresh link. null when the audio is gone (past retention, 31 days) or was never recorded."`
+	CDR       CDR     `json:"cdr" jsonschema:"The call detail record: who took the call, where it went and how long each stage lasted."`
 
 	// AccountID and HasAudio are for the services, not the API.
 	AccountID int64 `json:"-"`

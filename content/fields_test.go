@@ -75,26 +75,35 @@ func fieldNames(t *testing.T, page, heading string) []string {
 	return names
 }
 
-// TestDocsDescribeEveryCDRField holds the call detail record's table in the docs to the CDR
-// type: one row a field, in the type's order, whose meaning is the field's schema description
-// (the MCP output schema's and the OpenAPI document's), so the three say the same thing.
-func TestDocsDescribeEveryCDRField(t *testing.T) {
-	typ := reflect.TypeFor[answerdesk.CDR]()
-	var want [][2]string
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		want = append(want, [2]string{name, f.Tag.Get("jsonschema")})
-	}
-	var got [][2]string
-	for _, row := range tableRows(t, "call-recordings.md", "The call detail record (cdr)") {
-		if len(row) != 3 {
-			t.Fatalf("row %q: want the cells field, type, meaning", row)
+// TestDocsDescribeEveryField holds the docs' field-by-field tables of the API's objects to
+// their Go types: one row a field, in the type's order, whose meaning is the field's schema
+// description (the MCP output schemas' and the OpenAPI documents'), so the three say the
+// same thing and a field added to a type fails here until the docs name it.
+func TestDocsDescribeEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		typ           reflect.Type
+		page, heading string
+	}{
+		{reflect.TypeFor[answerdesk.CallRecording](), "call-recordings.md", "The call recording object"},
+		{reflect.TypeFor[answerdesk.CDR](), "call-recordings.md", "The call detail record (cdr)"},
+	} {
+		var want [][2]string
+		for i := range tc.typ.NumField() {
+			f := tc.typ.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "-" {
+				want = append(want, [2]string{name, f.Tag.Get("jsonschema")})
+			}
 		}
-		got = append(got, [2]string{strings.Trim(row[0], "`"), strings.ReplaceAll(row[2], "`", "")})
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("call-recordings.md's cdr table does not match the CDR type's fields and descriptions:\n%q\nwant\n%q", got, want)
+		var got [][2]string
+		for _, row := range tableRows(t, tc.page, tc.heading) {
+			if len(row) != 3 {
+				t.Fatalf("%s, %q, row %q: want the cells field, type, meaning", tc.page, tc.heading, row)
+			}
+			got = append(got, [2]string{strings.Trim(row[0], "`"), strings.ReplaceAll(row[2], "`", "")})
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s, %q does not match the %s type's fields and descriptions:\n%q\nwant\n%q", tc.page, tc.heading, tc.typ.Name(), got, want)
+		}
 	}
 }
 
