@@ -268,8 +268,9 @@ var synonymGroups = [][]string{
 // X look like" asks for a format or an example, while "which formats" is not answered by
 // any sentence that gives an example.
 var oneWaySynonyms = map[string][]string{
-	"look":    {"format", "example"},
-	"address": {"addr"}, // the server's address; "address" is an email address too
+	"look":     {"format", "example"},
+	"address":  {"addr"}, // the server's address; "address" is an email address too
+	"reminder": {"todo"}, // integrators call a To Do a reminder; "todo" is the docs' joined name
 }
 
 // rawSynonyms are stop words that mean something in a question about an API.
@@ -852,12 +853,12 @@ const (
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
-	maxAnswerLen    = 900 // characters
-	shortSection    = 800 // characters: a section this short answers whole
+	maxAnswerLen    = 1200 // characters (900 until session 9)
+	shortSection    = 800  // characters: a section this short answers whole
 	// fillLen: once everything else has joined, one more matching row or item fills an
 	// answer up to this many characters.
 	fillLen       = 1000
-	runnerUpShare = 0.8 // the best unit of another section this near the best joins the answer
+	runnerUpShare = 0.7 // the best unit of another section this near the best joins the answer (0.8 until session 9)
 	maxRunnerUps  = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
