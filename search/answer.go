@@ -1147,15 +1147,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if len(cands) == 0 {
 		return nil, false
 	}
-	slices.SortStableFunc(cands, func(a, b scored) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cands, byScore)
 	best := cands[0]
 	if debugBest != nil {
 		debugBest(best)
@@ -1181,15 +1173,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		}
 	}
 	if reranked {
-		slices.SortStableFunc(cands, func(a, b scored) int {
-			switch {
-			case a.score > b.score:
-				return -1
-			case a.score < b.score:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(cands, byScore)
 		best = cands[0]
 	}
 	chosen := []scored{best}
@@ -1465,6 +1449,9 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	}
 	return out, true
 }
+
+// byScore orders scored units best first.
+func byScore(a, b scored) int { return cmp.Compare(b.score, a.score) }
 
 // pageOf is the path of the page a unit is on.
 func pageOf(u *unit) string {
