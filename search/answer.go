@@ -156,7 +156,9 @@ func joinToDo(s string) string {
 
 // phrases are a question's words for one word of the docs.
 var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
-	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens")
+	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens",
+	// "Too long" is time here, not the length of a text.
+	"takes too long", "times out", "take too long", "time out", "taking too long", "timing out", "took too long", "timed out")
 
 func joinToDoQuestion(s string) string {
 	s = phrases.Replace(s)
