@@ -857,6 +857,11 @@ const (
 	maxAnswerUnit = 4
 	maxExtraRows  = 2    // matching table rows or list items added to the answer
 	siblingShare  = 0.55 // a unit of the best section this near the best joins the answer
+	// siblingOwnShare: such a unit may hold less of the question than minOwn by its own
+	// words if it holds this share of what the best unit holds: a long question spreads
+	// its weight, and the retry policy's schedule row holds 0.19 of "will answerdesk retry
+	// the dispatch, and on what schedule?" beside the best row's 0.30.
+	siblingOwnShare = 0.6
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
@@ -1261,7 +1266,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 			length += len(c.u.text)
 			continue
 		}
-		if c.own < minOwn || length+len(c.u.text) > maxAnswerLen {
+		if c.own < minOwn && (c.u.sec != best.u.sec || c.own < siblingOwnShare*best.own) || length+len(c.u.text) > maxAnswerLen {
 			continue
 		}
 		// A table row or list item that matches as well as the best sentence (a limits or
