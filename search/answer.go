@@ -157,6 +157,8 @@ func joinToDo(s string) string {
 // phrases are a question's words for one word of the docs.
 var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
 	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens",
+	// "Back off" is waiting before a retry, not "off".
+	"back off", "backoff", "backing off", "backoff",
 	// "Too long" is time here, not the length of a text.
 	"takes too long", "times out", "take too long", "time out", "taking too long", "timing out", "took too long", "timed out")
 
@@ -262,6 +264,7 @@ var synonymGroups = [][]string{
 	{"sample", "random", "subset"},
 	{"annual", "yearly"},
 	{"escalate", "escalation"},
+	{"deprecate", "deprecated", "deprecation", "sunset", "retire", "retired", "retirement", "discontinue", "discontinued", "obsolete"},
 	// Any day of the week stands for the others: the docs' examples name some of them.
 	{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekdays"},
 }
