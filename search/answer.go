@@ -974,7 +974,11 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withRareTermSections(q, ps), parts))
+	body, err := ix.bodyPassages(ctx, text)
+	if err != nil {
+		return Answer{}, err
+	}
+	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withPartsPassages(ix.withRareTermSections(q, ps), parts), body))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader

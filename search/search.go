@@ -291,25 +291,42 @@ func Build(pages []*content.Page) (*Index, error) {
 // maxPartsPassages is how many passages the words of names add to the retrieved ones.
 const maxPartsPassages = 3
 
+// maxBodyPassages is how many passages matching the question by their text alone add to the
+// retrieved ones.
+const maxBodyPassages = 3
+
 // partsPassages are the passages whose snake_case and CamelCase names hold the most of the
 // question's words (`signing_secret` for "signing secret"), best first.
 func (ix *Index) partsPassages(ctx context.Context, text string) ([]Passage, error) {
+	return ix.fieldPassages(ctx, text, partsField.name, maxPartsPassages)
+}
+
+// bodyPassages are the passages whose text holds the most of the question's own words,
+// best first: a heading match weighs several times a body match in retrieval, so a section
+// that says it all in its text under a heading of other words ("Sending the token" for
+// "which headers does every request to the customer API need?") can rank below 32 others.
+func (ix *Index) bodyPassages(ctx context.Context, text string) ([]Passage, error) {
+	return ix.fieldPassages(ctx, text, "text", maxBodyPassages)
+}
+
+// fieldPassages are the n passages whose field holds the most of the question's words.
+func (ix *Index) fieldPassages(ctx context.Context, text, fieldName string, n int) ([]Passage, error) {
 	var parts []query.Query
 	for _, w := range ix.split(joinToDoQuestion(text)) {
 		if w.stem != "" {
 			tq := query.NewTermQuery(w.stem)
-			tq.SetField(partsField.name)
+			tq.SetField(fieldName)
 			parts = append(parts, tq)
 		}
 	}
-	if len(parts) == 0 {
+	if len(parts) == 0 || n == 0 {
 		return nil, nil
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), maxPartsPassages, 0, false)
+	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), n, 0, false)
 	req.SortBy(byScoreThenID)
 	res, err := ix.passages.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("search: names' words: %w", err)
+		return nil, fmt.Errorf("search: %s: %w", fieldName, err)
 	}
 	var out []Passage
 	for _, h := range res.Hits {
