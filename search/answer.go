@@ -560,6 +560,7 @@ var (
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
 	// so the path itself is matched.
 	apiPath       = regexp.MustCompile(`/[a-z0-9_.{}-]+(?:/[a-z0-9_.{}-]+)+|/[a-z][a-z0-9_-]*[a-z0-9]`)
+	flagName      = regexp.MustCompile(`(?:^|[\s(\x60"'])(--[a-z][a-z0-9-]*[a-z0-9])`)
 	askingPhrases = regexp.MustCompile(`(?i)\bhow (long|many|much|often|big|large|soon|far)\b`)
 )
 
@@ -665,6 +666,11 @@ func (ix *Index) prepare(text string) question {
 	for _, p := range apiPath.FindAllString(strings.ToLower(text), 4) {
 		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
 	}
+	// A command-line flag written in a question ("--base-url") is matched whole too: its
+	// words are common ("base", "url") and the flag is what the question is about.
+	for _, m := range flagName.FindAllStringSubmatch(strings.ToLower(text), 4) {
+		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(m[1])+`(?:[^a-z0-9_-]|$)`))
+	}
 	rw := ix.rawWords(text)
 	for i := 0; i+1 < len(rw); i++ {
 		content := func(w string) bool { _, syn := a.rawSyn[w]; return syn || len(ix.terms(w)) > 0 }
@@ -756,11 +762,8 @@ func (q question) score(u *unit, retrieval float64) scored {
 	s.score += math.Min(0.15, 0.06*float64(pairsIn(q.bigrams, u.seq)))
 	// The question's words in the same order as written ("endpoint is down").
 	s.score += math.Min(0.1, 0.04*float64(pairsIn(q.raw, u.raw)))
-	for _, p := range q.paths {
-		if p.MatchString(u.text) || p.MatchString(u.sec.passage.Heading) {
-			s.score += 0.15
-			break
-		}
+	if q.namesPathOf(u) {
+		s.score += 0.15
 	}
 	// For an amount, a unit about the very resource the question names ("the default
 	// page size of the To Do list": `GET /api/v2/to-dos`) beats one about another list
@@ -1479,6 +1482,13 @@ func pageOf(u *unit) string {
 	return path
 }
 
+// namesPathOf reports whether a unit or its heading holds a path or flag the question writes.
+func (q question) namesPathOf(u *unit) bool {
+	return slices.ContainsFunc(q.paths, func(p *regexp.Regexp) bool {
+		return p.MatchString(u.text) || p.MatchString(u.sec.passage.Heading)
+	})
+}
+
 // declines reports whether the docs do not cover the question, its best unit being best.
 func (q question) declines(best scored) bool {
 	// A best unit that ranks below minWeakScore answers only through its section or the
@@ -1521,7 +1531,10 @@ func (q question) declines(best scored) bool {
 		// line?": request, answer, line) names three, and the unit it reaches holds one.
 		byConcepts := len(q.isConcept) >= minConcepts && best.own >= minOwnInSection && best.score >= minConceptsScore &&
 			q.conceptsHeld(best.u) >= minConceptsHeld
-		if !bySection && !byHeading && !byRank && !byConcepts {
+		// Or the best unit names the very path or flag the question writes ("--base-url",
+		// "/api/v2/me"): the question is about that thing, whatever else it says.
+		byName := best.own >= minOwnInSection && q.namesPathOf(best.u)
+		if !bySection && !byHeading && !byRank && !byConcepts && !byName {
 			return true
 		}
 	}
