@@ -11,6 +11,26 @@ import (
 // maxWholeUnit is the length above which a list item is split into its sentences after all.
 const maxWholeUnit = 400
 
+// maxQuotedCode is the longest code block quoted with the sentence that introduces it.
+const maxQuotedCode = 160
+
+// blockCode is a code block's lines joined by spaces, without comment lines and without
+// backquotes (it is quoted as one code span).
+func blockCode(n ast.Node, src []byte) string {
+	lines := n.Lines()
+	var parts []string
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		line := strings.TrimSpace(string(seg.Value(src)))
+		line = strings.TrimSuffix(line, "\\")
+		if line == "" || strings.HasPrefix(line, "# ") || strings.Contains(line, "`") {
+			continue
+		}
+		parts = append(parts, strings.TrimSpace(line))
+	}
+	return strings.Join(parts, " ")
+}
+
 // collectUnits appends the quotable units of a top-level block of a section: the sentences
 // of its paragraphs, its list items and its table rows, in document order. Code blocks and
 // raw HTML are left out: an answer quotes prose. A "### " heading is not a unit; it becomes
@@ -26,11 +46,16 @@ func collectUnits(out []unitSrc, n ast.Node, src []byte, sub *string) []unitSrc 
 		*sub = inline(n)
 	case *ast.Paragraph, *ast.TextBlock:
 		text := inline(n)
-		// A lead-in to a code block says nothing alone; it ends the thought.
+		// A lead-in to a code block says nothing alone: a short block (a command, a header,
+		// a small body) is quoted with it, as code; after a longer one it ends the thought.
 		if next := n.NextSibling(); next != nil && strings.HasSuffix(text, ":") {
-			switch next.(type) {
+			switch next := next.(type) {
 			case *ast.FencedCodeBlock, *ast.CodeBlock:
-				text = strings.TrimSuffix(text, ":") + "."
+				if code := blockCode(next, src); code != "" && len(code) <= maxQuotedCode {
+					text += " `" + code + "`"
+				} else {
+					text = strings.TrimSuffix(text, ":") + "."
+				}
 			}
 		}
 		for _, s := range sentences(text) {
