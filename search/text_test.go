@@ -135,10 +135,11 @@ func TestVocab(t *testing.T) {
 
 // TestSectionUnits checks the quotable units of a section: sentences of paragraphs (a
 // short one kept with the next), list items whole, table rows with their column names,
-// code blocks left out, and the "### " heading they are under.
+// a short code block quoted with the sentence introducing it (comment lines and line
+// continuations left out), a long one left out, and the "### " heading they are under.
 func TestSectionUnits(t *testing.T) {
 	md := "## Limits\n\nHTTP 422. The request is refused when `page_size` is over 200. See [Pagination](/docs/pagination) for more.\n\n" +
-		"Run this:\n\n```sh\ncurl x\n```\n\n### Per list\n\n| List | Default | Maximum |\n|---|---|---|\n| `messages` | 50 | 200 |\n\n" +
+		"Run this:\n\n```sh\n# the demo\ncurl \\\n  x\n```\n\nOr this:\n\n```json\n" + strings.Repeat("{\"a\": 1}\n", 20) + "```\n\n### Per list\n\n| List | Default | Maximum |\n|---|---|---|\n| `messages` | 50 | 200 |\n\n" +
 		"- one item, e.g. a thing. Still the item.\n- two\n  - nested\n"
 	d := parseMarkdown(md, "")
 	if len(d.sections) != 1 {
@@ -147,7 +148,8 @@ func TestSectionUnits(t *testing.T) {
 	want := []unitSrc{
 		{text: "HTTP 422. The request is refused when `page_size` is over 200.", kind: kindSentence},
 		{text: "See Pagination for more.", kind: kindSentence},
-		{text: "Run this.", kind: kindSentence},
+		{text: "Run this: `curl x`", kind: kindSentence},
+		{text: "Or this.", kind: kindSentence},
 		{text: "`messages` — Default: 50; Maximum: 200", kind: kindRow, sub: "Per list List Default Maximum"},
 		{text: "one item, e.g. a thing. Still the item.", kind: kindItem, sub: "Per list"},
 		{text: "two", kind: kindItem, sub: "Per list"},
