@@ -881,6 +881,10 @@ const (
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
 	maxRunnerUpLooks = 3
+	// pageShare, pageFillLen: a unit of another section of the best unit's page this near
+	// the best joins last, within this many characters.
+	pageShare   = 0.6
+	pageFillLen = 1300
 	// A unit holding a question word the answer lacks joins it from this near the best
 	// score (at most maxCoverUnits of them, for words of at least minCoverWeight of the
 	// question's weight), within maxAnswerLen but whatever the number of units quoted
@@ -1450,6 +1454,20 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 		}
 		chosen = append(chosen, c)
 		total += len(c.u.text)
+		break
+	}
+	// Last, the best unit of another section of the best unit's page that matches too joins
+	// when it fits within pageFillLen: the fact is often one section over on the same page
+	// (tuning +3, held out dev9 +1).
+	for _, c := range cands[1:] {
+		if c.score < pageShare*best.score {
+			break
+		}
+		if pageOf(c.u) != pageOf(best.u) || slices.ContainsFunc(chosen, func(o scored) bool { return o.u.sec == c.u.sec }) ||
+			c.own < minOwn || total+len(c.u.text) > pageFillLen || otherAmount(c) || slices.ContainsFunc(chosen, func(o scored) bool { return similar(o.u, c.u) }) {
+			continue
+		}
+		chosen = append(chosen, c)
 		break
 	}
 	// Answer order: sections in the order they were chosen (the best first), units in page
