@@ -157,6 +157,8 @@ func joinToDo(s string) string {
 // phrases are a question's words for one word of the docs.
 var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
 	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens",
+	// Phrases for the words the docs use.
+	"phased out", "deprecated", "phase out", "deprecate", "phasing out", "deprecation", "not read", "unread",
 	// "Back off" is waiting before a retry, not "off".
 	"back off", "backoff", "backing off", "backoff",
 	// "Too long" is time here, not the length of a text.
@@ -276,6 +278,8 @@ var oneWaySynonyms = map[string][]string{
 	"look":     {"format", "example"},
 	"address":  {"addr"}, // the server's address; "address" is an email address too
 	"reminder": {"todo"}, // integrators call a To Do a reminder; "todo" is the docs' joined name
+	"terminal": {"cli"},  // "from the terminal": the command line
+	"console":  {"cli"},
 }
 
 // rawSynonyms are stop words that mean something in a question about an API.
