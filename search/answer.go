@@ -159,6 +159,7 @@ var phrases = strings.NewReplacer("how far back", "how long kept", "text message
 	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens",
 	// Phrases for the words the docs use.
 	"phased out", "deprecated", "phase out", "deprecate", "phasing out", "deprecation", "not read", "unread",
+	"twice", "more than once",
 	// "Back off" is waiting before a retry, not "off".
 	"back off", "backoff", "backing off", "backoff",
 	// "Too long" is time here, not the length of a text.
