@@ -346,8 +346,9 @@ const qaTarget = 0.90
 // as a set): 22 of the first 30 right, 25 after the phrases, and 27 of the second 30;
 // what they miss is of the same kinds as the held-out misses (a fact one section over, a
 // word the docs put otherwise: "write operations" for read-only, "try again" for retry;
-// "try again" made retry cost dev3 one and was not kept).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.85, "dev8": 0.81, "dev10": 0.85, "dev11": 0.91, "dev4": 0.82, "dev9": 0.90, "test": 0.89}
+// "try again" made retry cost dev3 one and was not kept); a third 30 (from dev3, dev5 and
+// dev6): 24, then 29 after "twice" and four docs mends.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.85, "dev8": 0.81, "dev10": 0.85, "dev11": 0.93, "dev4": 0.82, "dev9": 0.90, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
