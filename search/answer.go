@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -154,16 +155,40 @@ func joinToDo(s string) string {
 	return toDoDocs.ReplaceAllString(s, "todo$1 ")
 }
 
-// phrases are a question's words for one word of the docs.
-var phrases = strings.NewReplacer("how far back", "how long kept", "text message", "SMS", "Text message", "SMS", "text messages", "SMS",
-	"api key", "API token", "API key", "API token", "api keys", "API tokens", "API keys", "API tokens",
-	// Phrases for the words the docs use.
-	"phased out", "deprecated", "phase out", "deprecate", "phasing out", "deprecation", "not read", "unread",
-	"twice", "more than once",
+// phrases are a question's words for one word of the docs, matched as whole words in any
+// case ("not ready" is not "not read" and stays as it is).
+var phrases = newPhraseMap(map[string]string{
+	"how far back": "how long kept",
+	"text message": "SMS", "text messages": "SMS",
+	"api key": "API token", "api keys": "API tokens",
+	"phased out": "deprecated", "phase out": "deprecate", "phasing out": "deprecation",
+	"not read": "unread",
+	"twice":    "more than once",
 	// "Back off" is waiting before a retry, not "off".
-	"back off", "backoff", "backing off", "backoff",
+	"back off": "backoff", "backing off": "backoff",
 	// "Too long" is time here, not the length of a text.
-	"takes too long", "times out", "take too long", "time out", "taking too long", "timing out", "took too long", "timed out")
+	"takes too long": "times out", "take too long": "time out", "taking too long": "timing out", "took too long": "timed out",
+})
+
+// phraseMap replaces whole-word phrases, the longest first where two begin at one place.
+type phraseMap struct {
+	re *regexp.Regexp
+	to map[string]string // by the lower-case phrase
+}
+
+func newPhraseMap(to map[string]string) phraseMap {
+	alts := slices.Collect(maps.Keys(to))
+	slices.SortFunc(alts, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
+	for i, a := range alts {
+		alts[i] = regexp.QuoteMeta(a)
+	}
+	return phraseMap{re: regexp.MustCompile(`(?i)\b(?:` + strings.Join(alts, "|") + `)\b`), to: to}
+}
+
+// Replace writes each phrase of s as the docs' words.
+func (m phraseMap) Replace(s string) string {
+	return m.re.ReplaceAllStringFunc(s, func(p string) string { return m.to[strings.ToLower(p)] })
+}
 
 func joinToDoQuestion(s string) string {
 	s = phrases.Replace(s)
@@ -982,15 +1007,16 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 		ps = ps[:AnswerPassages]
 	}
 	out := Answer{Question: text, Passages: ps, Quotes: []Quote{}, Sources: []Passage{}, Nearest: []Passage{}}
-	parts, err := ix.partsPassages(ctx, text)
+	stems := ix.questionStems(text)
+	parts, err := ix.partsPassages(ctx, stems)
 	if err != nil {
 		return Answer{}, err
 	}
-	body, err := ix.bodyPassages(ctx, text)
+	body, err := ix.bodyPassages(ctx, stems)
 	if err != nil {
 		return Answer{}, err
 	}
-	units, ok := ix.answerUnits(q, text, ix.withPartsPassages(ix.withPartsPassages(ix.withRareTermSections(q, ps), parts), body))
+	units, ok := ix.answerUnits(q, text, withAddedPassages(ix.withRareTermSections(q, ps), slices.Concat(parts, body)))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -1082,27 +1108,25 @@ func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
 	return out
 }
 
-// withPartsPassages adds to the retrieved passages those whose names hold the question's
-// words (partsPassages), with the prior of a rare word's section: retrieval matches a
-// name (`signing_secret`) whole, so "signing secret" may not retrieve the row naming it.
-func (ix *Index) withPartsPassages(ps, parts []Passage) []Passage {
+// withAddedPassages adds passages found apart (partsPassages, bodyPassages) to the retrieved
+// ones, with the prior of a rare word's section: retrieval matches a name
+// (`signing_secret`) whole, so "signing secret" may not retrieve the row naming it, and
+// weighs a heading match above the text saying the same.
+func withAddedPassages(ps, added []Passage) []Passage {
 	top := 0.0
 	for _, p := range ps {
 		top = max(top, p.bm25)
 	}
-	var out []Passage
-	for _, p := range parts {
-		if slices.ContainsFunc(ps, func(o Passage) bool { return o.URL == p.URL }) {
+	out := ps
+	for _, p := range added {
+		if slices.ContainsFunc(out, func(o Passage) bool { return o.URL == p.URL }) {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(ps)
+		if len(out) == len(ps) {
+			out = slices.Clone(ps) // the caller's slice is left as it was
 		}
 		p.bm25, p.Score = rarePrior*top, 0
 		out = append(out, p)
-	}
-	if out == nil {
-		return ps
 	}
 	return out
 }

@@ -332,7 +332,7 @@ const qaTarget = 0.90
 // "on-call" made one word (it changed the weight of "call": dev5 -1), 2, 5 or 8 body
 // passages (3 is best), rerankDepth 24 or 32 (no change), field boosts heading 2 or text
 // 1.5 (-3, -2), retrievalWeight 0.1 or 0.2 (-7, -2). Held-out runs this session: about
-// twenty, each gating a change (aggregates only; a change that lowered one was reworded
+// thirty-five, each gating a change (aggregates only; a change that lowered one was reworded
 // or dropped, never kept).
 //
 // Later in session 9: more docs mends from a new user's questions (a one-off To Do on a

@@ -212,7 +212,7 @@ func TestPartsPassages(t *testing.T) {
 		{"rate limit", []string{"RateLimit", "rate_limit"}},
 		{"page size", []string{"page_size"}},
 	} {
-		ps, err := ix.partsPassages(context.Background(), tc.q)
+		ps, err := ix.partsPassages(context.Background(), ix.questionStems(tc.q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,5 +224,26 @@ func TestPartsPassages(t *testing.T) {
 				t.Errorf("%q found %s, which names none of %v", tc.q, p.URL, tc.names)
 			}
 		}
+	}
+}
+
+// TestBodyPassages checks that a section saying it all in its text under a heading of other
+// words is found by its text: retrieval ranks "Sending the token" 45th for this question.
+func TestBodyPassages(t *testing.T) {
+	ix := shippedIndex(t)
+	const q = "Which headers does every request to the customer API need?"
+	ps, err := ix.bodyPassages(context.Background(), ix.questionStems(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ps, func(p Passage) bool { return p.URL == "/docs/authentication#sending-the-token" }) {
+		t.Errorf("%q: body passages %v lack /docs/authentication#sending-the-token", q, ps)
+	}
+	a, err := ix.Answer(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Answered || !strings.Contains(a.Text(), "Authorization: Bearer") {
+		t.Errorf("%q: answered=%v: %s", q, a.Answered, a.Text())
 	}
 }

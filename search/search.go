@@ -295,32 +295,42 @@ const maxPartsPassages = 3
 // retrieved ones.
 const maxBodyPassages = 3
 
+// questionStems are the stems of a question's words, stop words left out: the terms that
+// partsPassages and bodyPassages look up, made once for both.
+func (ix *Index) questionStems(text string) []string {
+	var stems []string
+	for _, w := range ix.split(joinToDoQuestion(text)) {
+		if w.stem != "" {
+			stems = append(stems, w.stem)
+		}
+	}
+	return stems
+}
+
 // partsPassages are the passages whose snake_case and CamelCase names hold the most of the
 // question's words (`signing_secret` for "signing secret"), best first.
-func (ix *Index) partsPassages(ctx context.Context, text string) ([]Passage, error) {
-	return ix.fieldPassages(ctx, text, partsField.name, maxPartsPassages)
+func (ix *Index) partsPassages(ctx context.Context, stems []string) ([]Passage, error) {
+	return ix.fieldPassages(ctx, stems, partsField.name, maxPartsPassages)
 }
 
 // bodyPassages are the passages whose text holds the most of the question's own words,
 // best first: a heading match weighs several times a body match in retrieval, so a section
 // that says it all in its text under a heading of other words ("Sending the token" for
 // "which headers does every request to the customer API need?") can rank below 32 others.
-func (ix *Index) bodyPassages(ctx context.Context, text string) ([]Passage, error) {
-	return ix.fieldPassages(ctx, text, "text", maxBodyPassages)
+func (ix *Index) bodyPassages(ctx context.Context, stems []string) ([]Passage, error) {
+	return ix.fieldPassages(ctx, stems, "text", maxBodyPassages)
 }
 
-// fieldPassages are the n passages whose field holds the most of the question's words.
-func (ix *Index) fieldPassages(ctx context.Context, text, fieldName string, n int) ([]Passage, error) {
-	var parts []query.Query
-	for _, w := range ix.split(joinToDoQuestion(text)) {
-		if w.stem != "" {
-			tq := query.NewTermQuery(w.stem)
-			tq.SetField(fieldName)
-			parts = append(parts, tq)
-		}
-	}
-	if len(parts) == 0 || n == 0 {
+// fieldPassages are the n passages whose field holds the most of the stems.
+func (ix *Index) fieldPassages(ctx context.Context, stems []string, fieldName string, n int) ([]Passage, error) {
+	if len(stems) == 0 {
 		return nil, nil
+	}
+	parts := make([]query.Query, len(stems))
+	for i, stem := range stems {
+		tq := query.NewTermQuery(stem)
+		tq.SetField(fieldName)
+		parts[i] = tq
 	}
 	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), n, 0, false)
 	req.SortBy(byScoreThenID)

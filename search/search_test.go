@@ -576,3 +576,22 @@ func TestFirstChars(t *testing.T) {
 		}
 	}
 }
+
+// TestPhrases checks that a question's phrases become the docs' words only as whole words,
+// in any case, the longest phrase first.
+func TestPhrases(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Can I send a Text Message?", "Can I send a SMS?"},
+		{"Our text messages fail", "Our SMS fail"},
+		{"Why is the server not ready?", "Why is the server not ready?"},
+		{"How do I find messages not read yet?", "How do I find messages unread yet?"},
+		{"Does the back office get a copy?", "Does the back office get a copy?"},
+		{"How long should I back off?", "How long should I backoff?"},
+		{"What is the api keyring?", "What is the api keyring?"},
+		{"Where do I make an API key?", "Where do I make an API token?"},
+	} {
+		if got := phrases.Replace(tc.in); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

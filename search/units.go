@@ -14,8 +14,8 @@ const maxWholeUnit = 400
 // maxQuotedCode is the longest code block quoted with the sentence that introduces it.
 const maxQuotedCode = 160
 
-// blockCode is a code block's lines joined by spaces, without comment lines and without
-// backquotes (it is quoted as one code span).
+// blockCode is a code block's lines joined by spaces, leaving out comment lines and lines
+// holding a backquote (it is quoted as one code span) and trimming line continuations.
 func blockCode(n ast.Node, src []byte) string {
 	lines := n.Lines()
 	var parts []string
