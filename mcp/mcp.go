@@ -106,6 +106,7 @@ func (c Config) base() string {
 // Limits of the endpoint.
 const (
 	maxBodyBytes   = 1 << 20          // a JSON-RPC request body
+	maxDrainBytes  = 8 << 20          // a declared body over the limit that is read before the 413
 	sessionIdleTTL = 30 * time.Minute // per-session state is dropped after this long idle
 	maxQuestionLen = 1000             // askQuestion
 	maxLocatorLen  = 2048             // characters of read_page url, getPage path or url
@@ -154,14 +155,20 @@ func Handler(s *server.MCPServer, path string, cfg Config) http.Handler {
 }
 
 // refuseLarge answers a request whose Content-Length is over the body limit with 413 and a
-// JSON-RPC invalid request, before a byte is read (after authentication on the account
-// server, like every other answer). Without it the SDK reads up to the limit and answers 400
-// "read request body error", which does not say that the size is the problem. A body sent
-// without a length still stops at the limit (ServeHTTP's MaxBytesReader), as that 400.
+// JSON-RPC invalid request (after authentication on the account server, like every other
+// answer). Without it the SDK reads up to the limit and answers 400 "read request body
+// error", which does not say that the size is the problem. A body sent without a length
+// still stops at the limit (ServeHTTP's MaxBytesReader), as that 400. A body of up to
+// maxDrainBytes is read and dropped first: answering and closing while the client still
+// writes makes its write fail with a connection reset, and it never sees the 413.
 func refuseLarge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > maxBodyBytes {
-			w.Header().Set("Connection", "close") // the rest of the body is not read
+			if r.ContentLength <= maxDrainBytes {
+				_, _ = io.Copy(io.Discard, r.Body) // at most Content-Length bytes: net/http stops there
+			} else {
+				w.Header().Set("Connection", "close") // the rest of the body is not read
+			}
 			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than the limit of %d bytes", maxBodyBytes))
 			return
 		}
@@ -226,10 +233,13 @@ func (h *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		forbid(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origin))
 		return
 	}
-	if r.Body != nil {
+	// A body declaring a length over the limit goes unwrapped to refuseLarge, which drains
+	// it and answers 413; nothing else reads it, the fast path included.
+	tooLarge := r.ContentLength > maxBodyBytes
+	if r.Body != nil && !tooLarge {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	}
-	if h.fast != nil && h.fast.serve(w, r) {
+	if h.fast != nil && !tooLarge && h.fast.serve(w, r) {
 		return
 	}
 	h.next.ServeHTTP(w, r)
