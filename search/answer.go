@@ -137,6 +137,7 @@ type answerer struct {
 	secsByTerm map[string][]*docSection
 	// concepts are the terms of the docs' page titles and headings: what the docs are about.
 	concepts termSet
+	measures termSet // terms of measureWords
 }
 
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
@@ -344,12 +345,17 @@ func (ix *Index) rawWords(s string) []string {
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
 	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
 		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
-		secsByTerm: map[string][]*docSection{}, concepts: termSet{}}
+		secsByTerm: map[string][]*docSection{}, concepts: termSet{}, measures: termSet{}}
 	one := func(w string) string {
 		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
 			return string(ts[0].Term)
 		}
 		return ""
+	}
+	for _, w := range strings.Fields(measureWords) {
+		if t := one(w); t != "" {
+			a.measures[t] = true
+		}
 	}
 	for from, to := range irregularForms {
 		if f, t := one(from), one(to); f != "" && t != "" && f != t {
@@ -552,6 +558,7 @@ type question struct {
 	unknownFull, fullTotal float64
 	known                  int     // terms the docs use, or have a synonym for
 	isConcept              termSet // its terms of the docs' headings (answerer.concepts)
+	measure                termSet // its terms that are units of measure (answerer.measures)
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -638,6 +645,12 @@ func (ix *Index) prepare(text string) question {
 			q.fullTotal += w
 			if a.known[p] || len(a.syn[p]) > 0 {
 				q.known++
+			}
+			if a.measures[p] {
+				if q.measure == nil {
+					q.measure = termSet{}
+				}
+				q.measure[p] = true
 			}
 			if a.concepts[p] {
 				if q.isConcept == nil {
@@ -1131,6 +1144,11 @@ func withAddedPassages(ps, added []Passage) []Passage {
 	return out
 }
 
+// measureWords are units of time and amount: a unit holding no word of the question but
+// these ("31 days ... 3 years" for "how many paid sick days a year do your receptionists
+// get?") says how long something lasts, not what the question is about.
+const measureWords = `second seconds minute minutes hour hours day days week weeks month months year years per`
+
 // calendarWords are capitalised in English but name no product: the days and months.
 var calendarWords = func() map[string]bool {
 	set := map[string]bool{}
@@ -1547,6 +1565,9 @@ func (q question) declines(best scored) bool {
 	// in the rules of a To Do's contact number, scoring 0.69; no tuning question answered
 	// right ranks under 0.83).
 	weak := best.score < minWeakScore
+	if !q.holdsTopic(best.u) {
+		return true
+	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my
 		// taxes") is a coincidence however well it matches: no question of the tuning
@@ -1786,4 +1807,15 @@ func pairsIn(pairs [][2]string, seq []string) int {
 		}
 	}
 	return n
+}
+
+// holdsTopic reports whether a unit, with its heading path, holds a word of the question
+// other than a unit of measure.
+func (q question) holdsTopic(u *unit) bool {
+	for _, t := range q.terms {
+		if !q.measure[t.term] && (t.match(u.terms) > 0 || t.match(u.ctx) > 0) {
+			return true
+		}
+	}
+	return false
 }
