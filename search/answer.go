@@ -165,6 +165,8 @@ var phrases = newPhraseMap(map[string]string{
 	"phased out": "deprecated", "phase out": "deprecate", "phasing out": "deprecation",
 	"not read": "unread",
 	"twice":    "more than once",
+	// An email To Do's sender is its from_email; "from" alone is a stop word.
+	"from address": "from_email", "sending address": "from_email", "sender address": "from_email",
 	// "Back off" is waiting before a retry, not "off".
 	"back off": "backoff", "backing off": "backoff",
 	// "Too long" is time here, not the length of a text.
@@ -274,10 +276,10 @@ var synonymGroups = [][]string{
 	{"format", "formats", "pattern"}, // not "form": FORM is a payload type
 	{"resend", "replay"},
 	{"spec", "specification", "openapi"},
-	{"create", "make", "add"},
+	{"create", "make", "add", "generate"},
 	{"length", "characters", "long"},
 	{"size", "bytes"},
-	{"duplicate", "deduplicate", "idempotency"},
+	{"duplicate", "deduplicate", "dedupe", "dedup", "idempotency"},
 	{"channel", "origin"},
 	{"text", "sms"},
 	{"recurring", "repeat", "recurrence"},
@@ -293,6 +295,7 @@ var synonymGroups = [][]string{
 	{"sample", "random", "subset"},
 	{"annual", "yearly"},
 	{"escalate", "escalation"},
+	{"information", "info"},
 	{"deprecate", "deprecated", "deprecation", "sunset", "retire", "retired", "retirement", "discontinue", "discontinued", "obsolete"},
 	// Any day of the week stands for the others: the docs' examples name some of them.
 	{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekdays"},
@@ -307,6 +310,9 @@ var oneWaySynonyms = map[string][]string{
 	"reminder": {"todo"}, // integrators call a To Do a reminder; "todo" is the docs' joined name
 	"terminal": {"cli"},  // "from the terminal": the command line
 	"console":  {"cli"},
+	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
+	"permission":  {"scope"},
+	"permissions": {"scope"},
 }
 
 // rawSynonyms are stop words that mean something in a question about an API.
@@ -319,7 +325,7 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly ok okay`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",

@@ -371,7 +371,15 @@ var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
 // none of the question's words but units of measure (days, years) does not answer
 // (holdsTopic): "how many paid sick days do your receptionists get each year?" reached
 // the retention of recordings (31 days, 3 years) in both sets; no tuning question changed.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.85, "dev8": 0.81, "dev10": 0.85, "dev11": 0.93, "dev12": 0.83, "dev13": 0.83, "dev4": 0.82, "dev9": 0.90, "test": 0.89}
+// Then docs mends where their misses landed: the To Do deliveries list says it is how to
+// check whether a To Do went out or why it failed (and the polling paragraph names
+// last_delivery); the retry table's row of answers that are not retried names 400; the
+// PHI warning names patient information and what a Zap forwards it to (an EHR); the
+// automation platform's token comes from /settings/keys. Vocabulary: generate creates,
+// info is information, dedupe deduplicates, a sign-in's permissions are scopes, an email's
+// from or sending address is from_email, "ok" asks. Tuning +7 (dev12 51, dev13 51), held
+// out dev4 58 -> 59, dev9 54 -> 56, test 123.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.85, "dev8": 0.81, "dev10": 0.85, "dev11": 0.93, "dev12": 0.85, "dev13": 0.85, "dev4": 0.84, "dev9": 0.93, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
