@@ -296,6 +296,7 @@ var synonymGroups = [][]string{
 	{"annual", "yearly"},
 	{"escalate", "escalation"},
 	{"information", "info"},
+	{"show", "view", "display"},
 	{"deprecate", "deprecated", "deprecation", "sunset", "retire", "retired", "retirement", "discontinue", "discontinued", "obsolete"},
 	// Any day of the week stands for the others: the docs' examples name some of them.
 	{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday", "weekdays"},
@@ -634,6 +635,7 @@ func (ix *Index) prepare(text string) question {
 		q.terms = append(q.terms, qterm{term: term, alts: alts, weight: w})
 		q.total += w
 	}
+	asked := ix.askedTerms(text)
 	for _, t := range seq {
 		set := termSet{}
 		ix.addTerm(set, t)
@@ -642,6 +644,9 @@ func (ix *Index) prepare(text string) question {
 				continue
 			}
 			w := a.idf(p)
+			if asked != nil && !asked[t] {
+				w *= contextWeight
+			}
 			if !a.known[p] && len(a.syn[p]) > 0 {
 				w = a.idf(a.syn[p][0]) // a synonym's word: as rare as the docs' word
 			}
@@ -774,6 +779,7 @@ var (
 
 // Weights of a unit's score.
 const (
+	contextWeight    = 0.75
 	unknownWeight    = 0.5  // a word the docs never use: it matches nothing, so it weighs less on every unit
 	ctxWeight        = 0.5  // a question word in the heading path only, against one in the unit
 	headWeight       = 0.25 // the share of the question in the unit's heading path
@@ -1824,4 +1830,35 @@ func (q question) holdsTopic(u *unit) bool {
 		}
 	}
 	return false
+}
+
+// sentenceEnd ends a sentence of a question.
+var sentenceEnd = regexp.MustCompile(`[.?!]+\s+`)
+
+// askedTerms returns the terms of a question's asking sentences, those with a question
+// mark, when it also has sentences of context ("Our chatbot calls the pricing endpoint a
+// lot. How many requests per minute are we allowed?"); nil when every sentence asks or
+// none does.
+func (ix *Index) askedTerms(text string) map[string]bool {
+	var asks, contexts []string
+	for rest := strings.TrimSpace(text); rest != ""; {
+		s := rest
+		if loc := sentenceEnd.FindStringIndex(rest); loc != nil {
+			s = rest[:loc[1]]
+		}
+		rest = rest[len(s):]
+		if strings.Contains(s, "?") {
+			asks = append(asks, s)
+		} else {
+			contexts = append(contexts, s)
+		}
+	}
+	if len(asks) == 0 || len(contexts) == 0 {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, t := range ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(strings.Join(asks, " "), askedFor))) {
+		set[t] = true
+	}
+	return set
 }

@@ -378,8 +378,13 @@ var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
 // automation platform's token comes from /settings/keys. Vocabulary: generate creates,
 // info is information, dedupe deduplicates, a sign-in's permissions are scopes, an email's
 // from or sending address is from_email, "ok" asks. Tuning +7 (dev12 51, dev13 51), held
-// out dev4 58 -> 59, dev9 54 -> 56, test 123.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.85, "dev8": 0.81, "dev10": 0.85, "dev11": 0.93, "dev12": 0.85, "dev13": 0.85, "dev4": 0.84, "dev9": 0.93, "test": 0.89}
+// out dev4 58 -> 59, dev9 54 -> 56, test 123. Then a question's sentences of context
+// weigh 0.75 of its asking sentence's (askedTerms, contextWeight): "I'm getting 429s from
+// /api/v1/search. How do I know how long to back off?" was answered about search, the
+// path outweighing the question; 0.5 lost questions whose context names the subject ("We're
+// a medical practice. Is it OK to ...?"). And "view" or "display" is "show". Tuning +5
+// (dev7 52, dev8 50, dev10 56, dev12 53, dev13 52), held out unchanged.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.86, "dev8": 0.83, "dev10": 0.93, "dev11": 0.93, "dev12": 0.88, "dev13": 0.86, "dev4": 0.84, "dev9": 0.93, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The

@@ -595,3 +595,37 @@ func TestPhrases(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedTerms: a question's context sentences weigh less than the sentence that asks;
+// a question that is all asking (or has no question mark) is left as it is.
+func TestAskedTerms(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		in   string
+		want []string // terms of the asking sentences; nil: no context to weigh down
+	}{
+		{"Our chatbot calls the pricing endpoint a lot. How many requests per minute are we allowed?", []string{"request", "minut", "allow"}},
+		{"I'm getting 429s from /api/v1/search. How long should I wait?", []string{"wait"}},
+		{"What is the rate limit? Does it apply to the sandbox?", nil},
+		{"Tell me about the rate limit.", nil},
+		{"We're closed next week! Can I pause a To Do?", []string{"paus", "todo"}},
+	} {
+		got := ix.askedTerms(tc.in)
+		if tc.want == nil {
+			if got != nil {
+				t.Errorf("%q: got %v, want nil", tc.in, got)
+			}
+			continue
+		}
+		for _, w := range tc.want {
+			if !got[w] {
+				t.Errorf("%q: %q is not an asked term (got %v)", tc.in, w, got)
+			}
+		}
+		for _, context := range []string{"chatbot", "429", "close"} {
+			if got[context] {
+				t.Errorf("%q: %q is from the context, not the asking sentence", tc.in, context)
+			}
+		}
+	}
+}
