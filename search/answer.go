@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
@@ -628,7 +629,7 @@ func (ix *Index) prepare(text string) question {
 	text = firstChars(text, maxQueryChars)
 	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
 	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(text), askedFor)))
+	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true
@@ -1861,4 +1862,18 @@ func (ix *Index) askedTerms(text string) map[string]bool {
 		set[t] = true
 	}
 	return set
+}
+
+// ipv4 is an IPv4 address written in a question.
+var ipv4 = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}\b`)
+
+// withPrivateAddress adds "private address" to a question that writes one ("my callback
+// URL is on 10.0.0.5"): the docs speak of private addresses, not of their numbers.
+func withPrivateAddress(text string) string {
+	for _, m := range ipv4.FindAllString(text, 4) {
+		if a, err := netip.ParseAddr(m); err == nil && (a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast()) {
+			return text + " (private address)"
+		}
+	}
+	return text
 }

@@ -383,8 +383,16 @@ var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
 // /api/v1/search. How do I know how long to back off?" was answered about search, the
 // path outweighing the question; 0.5 lost questions whose context names the subject ("We're
 // a medical practice. Is it OK to ...?"). And "view" or "display" is "show". Tuning +5
-// (dev7 52, dev8 50, dev10 56, dev12 53, dev13 52), held out unchanged.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.90, "dev5": 0.94, "dev6": 0.86, "dev7": 0.86, "dev8": 0.83, "dev10": 0.93, "dev11": 0.93, "dev12": 0.88, "dev13": 0.86, "dev4": 0.84, "dev9": 0.93, "test": 0.89}
+// (dev7 52, dev8 50, dev10 56, dev12 53, dev13 52), held out unchanged. Then: a private,
+// loopback or link-local IPv4 address written in a question stands for "private address"
+// (withPrivateAddress: "my callback URL is on 10.0.0.5"); docs mends where misses landed
+// (the public API's ETag paragraph says it avoids downloading the same body again, a
+// replica with a "different signing key" refuses to start, the delivery log says it is
+// where to see whether a message was received with each attempt's status and error). A
+// "does not parse" in processing_error's text answered its question but cost a 422 one,
+// and was left out. Tuning +7 (dev3 79, dev7 53, dev10 57, dev11 57, dev12 55, dev13 53),
+// held out dev4 59 -> 60, dev9 56 -> 57, test 123 -> 124.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.95, "dev11": 0.95, "dev12": 0.91, "dev13": 0.88, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The

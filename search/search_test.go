@@ -629,3 +629,25 @@ func TestAskedTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestWithPrivateAddress: a private, loopback or link-local IPv4 address in a question
+// stands for the docs' "private address"; a public one does not.
+func TestWithPrivateAddress(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		private bool
+	}{
+		{"My callback URL is on 10.0.0.5, will you deliver to it?", true},
+		{"Can I dispatch to http://192.168.1.20:3000?", true},
+		{"What about 127.0.0.1?", true},
+		{"Our pentest used 169.254.169.254.", true},
+		{"Our endpoint is 8.8.8.8", false},
+		{"Version 1.2.3.4 of the client", false},
+		{"Is 999.1.1.1 allowed?", false},
+	} {
+		got := strings.HasSuffix(withPrivateAddress(tc.in), "(private address)")
+		if got != tc.private {
+			t.Errorf("%q: private=%v, want %v", tc.in, got, tc.private)
+		}
+	}
+}
