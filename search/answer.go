@@ -170,6 +170,7 @@ var phrases = newPhraseMap(map[string]string{
 	"from address": "from_email", "sending address": "from_email", "sender address": "from_email",
 	// "Back off" is waiting before a retry, not "off".
 	"back off": "backoff", "backing off": "backoff",
+	"back up": "backup", "backing up": "backup", "backed up": "backup",
 	// "Too long" is time here, not the length of a text.
 	"takes too long": "times out", "take too long": "time out", "taking too long": "timing out", "took too long": "timed out",
 })
@@ -327,7 +328,7 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly ok okay`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly ok okay something else worried wondering`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",

@@ -391,8 +391,11 @@ var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
 // where to see whether a message was received with each attempt's status and error). A
 // "does not parse" in processing_error's text answered its question but cost a 422 one,
 // and was left out. Tuning +7 (dev3 79, dev7 53, dev10 57, dev11 57, dev12 55, dev13 53),
-// held out dev4 59 -> 60, dev9 56 -> 57, test 123 -> 124.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.95, "dev11": 0.95, "dev12": 0.91, "dev13": 0.88, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+// held out dev4 59 -> 60, dev9 56 -> 57, test 123 -> 124. Then "back up" is a backup and
+// the backup section says the one file holds all the data (./data/answerdesk.db); a 404
+// is "never 403 `forbidden`"; "something else", "worried" and "wondering" are asking, not
+// subject. Tuning +2 (dev10 58, dev13 54), held out unchanged.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The

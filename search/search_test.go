@@ -589,6 +589,8 @@ func TestPhrases(t *testing.T) {
 		{"How long should I back off?", "How long should I backoff?"},
 		{"What is the api keyring?", "What is the api keyring?"},
 		{"Where do I make an API key?", "Where do I make an API token?"},
+		{"Which file do I need to back up?", "Which file do I need to backup?"},
+		{"Is the back-up page there?", "Is the back-up page there?"},
 	} {
 		if got := phrases.Replace(tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
