@@ -139,6 +139,9 @@ type answerer struct {
 	// concepts are the terms of the docs' page titles and headings: what the docs are about.
 	concepts termSet
 	measures termSet // terms of measureWords
+	// proper are the terms of names the docs always write capitalised (Twilio, Python,
+	// OpenAI, Docker): products and places, not words ("Create", "Basic").
+	proper termSet
 }
 
 // "To Do" is two stop words to an English analyzer; the docs' name of the resource is
@@ -366,6 +369,8 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			a.measures[t] = true
 		}
 	}
+	var texts []string // every heading and unit, for the names the docs write capitalised
+	defer func() { a.proper = ix.properNames(texts) }()
 	for from, to := range irregularForms {
 		if f, t := one(from), one(to); f != "" && t != "" && f != t {
 			a.irreg[f] = t
@@ -433,7 +438,9 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				a.concepts[t] = true
 			}
 			ctxBySub := map[string]termSet{}
+			texts = append(texts, p.Heading)
 			for _, us := range s.units {
+				texts = append(texts, us.text)
 				seq := ix.terms(us.text)
 				if len(seq) == 0 {
 					continue
@@ -1174,7 +1181,7 @@ var calendarWords = func() map[string]bool {
 }()
 
 // properName is a capitalised word inside a sentence: a product, company or place.
-var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][a-z]{3,})`)
+var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
 
 // namesUnknown reports whether the question names something the documentation never
 // mentions ("... integrate with Salesforce?"): whatever else matches, the docs cannot
@@ -1240,7 +1247,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if debugBest != nil {
 		debugBest(best)
 	}
-	if ix.namesUnknown(text) {
+	if ix.namesUnknown(text) || ix.namesOtherProduct(text, best.u.sec) {
 		return nil, false
 	}
 	if debugDecide != nil {
@@ -1877,4 +1884,78 @@ func withPrivateAddress(text string) string {
 		}
 	}
 	return text
+}
+
+// codeSpan is a span of code in the docs' text: its words are names, written as code.
+var codeSpan = regexp.MustCompile("`[^`]*`")
+
+// wordToken is a word of the docs' prose.
+var wordToken = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*`)
+
+// properNames returns the terms of the words that texts write capitalised and never in
+// lower case, outside code: the names of products, companies and places.
+func (ix *Index) properNames(texts []string) termSet {
+	capital, lower := map[string]bool{}, map[string]bool{}
+	for _, text := range texts {
+		for _, w := range wordToken.FindAllString(codeSpan.ReplaceAllString(text, " "), -1) {
+			switch {
+			case w == strings.ToLower(w):
+				lower[w] = true
+			case w[0] >= 'A' && w[0] <= 'Z' && strings.ToUpper(w) != w:
+				capital[strings.ToLower(w)] = true
+			}
+		}
+	}
+	set := termSet{}
+	for w := range capital {
+		if lower[w] {
+			continue
+		}
+		for _, t := range ix.terms(w) {
+			set[t] = true
+		}
+	}
+	return set
+}
+
+// productOwner is a name of a product after a possessive or a preposition that does not
+// say where answerdesk runs: "my Twilio messaging service", "the limit for the OpenAI API".
+var productName = regexp.MustCompile(`\b(\w+)\s+(?:(?:a|an|the)\s+)?([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
+
+// environmentWords put a product beside answerdesk ("in Docker", "behind nginx", "on a
+// Postgres database", "between the service and Postgres"): the question is about
+// answerdesk there, so the answer need not name the product.
+var environmentWords = map[string]bool{"in": true, "on": true, "behind": true, "during": true, "with": true,
+	"from": true, "through": true, "via": true, "into": true, "to": true, "under": true, "and": true, "or": true, "between": true}
+
+// namesOtherProduct reports whether the question asks about another product's own
+// settings, such as "the messages-per-second limit on my Twilio messaging service" or "the
+// rate limit for the OpenAI API": it names a product the docs name only in passing, not
+// where answerdesk runs, and the page that would answer does not name it.
+func (ix *Index) namesOtherProduct(text string, sec *docSection) bool {
+	held := func(t string) bool {
+		page, _, _ := strings.Cut(sec.passage.URL, "#")
+		for _, sec := range ix.ans.byPage[page] {
+			if sec.context[t] {
+				return true
+			}
+			for _, u := range sec.units {
+				if u.terms[t] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, m := range productName.FindAllStringSubmatch(text, -1) {
+		if environmentWords[strings.ToLower(m[1])] || calendarWords[strings.ToLower(m[2])] {
+			continue
+		}
+		for _, t := range ix.terms(m[2]) {
+			if ix.ans.proper[t] && !held(t) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -50,7 +50,7 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55, "dev14": 55, "dev15": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -65,14 +65,16 @@ const qaTarget = 0.90
 
 // offTopicAnswered is how many off-topic questions of a set are answered, not declined:
 // every one must be declined (a confident wrong answer is worse than "not covered"), but the
-// blind sets dev12 and dev13 found some the answerer cannot yet tell from questions of the
-// docs by their words, and a set is not rewritten to hide them. Their questions hold the
-// docs' own words in the docs' own phrases: "the outbound SMS rate limit on my Twilio
-// account" (the customer API's limit; SMS To Dos go through a Twilio-compatible API),
-// "the rate limit for the OpenAI API" (the docs name OpenAI-compatible endpoints), and
-// "a Python function that reverses a linked list" (the Link header of a list; the docs
-// verify a signature in Python). A run answering more fails; the target is none.
-var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
+// blind sets found some the answerer cannot yet tell from questions of the docs by their
+// words, and a set is not rewritten to hide them: "How do I reverse a linked list in
+// Python?" (dev14; the Link header of a list, and "in Python" reads like "in Docker", where
+// answerdesk runs) and "How many text messages per day can I send on my personal T-Mobile
+// plan?" (dev15; a hyphenated name is not taken for a name). A run answering more fails;
+// the target is none. Declined since they were written: other products' own settings
+// ("the rate limit for the OpenAI API", "my Twilio messaging service", namesOtherProduct),
+// names the docs never use written as one word ("Auth0", "WordPress"), and "paid sick days
+// a year" (holdsTopic).
+var offTopicAnswered = map[string]int{"dev14": 1, "dev15": 1}
 
 // qaFloor is the share each set answers right on this branch's docs, rounded down to the
 // percent, below the target: the test fails on a regression while the shortfall is logged
@@ -395,7 +397,21 @@ var offTopicAnswered = map[string]int{"dev12": 1, "dev13": 2}
 // the backup section says the one file holds all the data (./data/answerdesk.db); a 404
 // is "never 403 `forbidden`"; "something else", "worried" and "wondering" are asking, not
 // subject. Tuning +2 (dev10 58, dev13 54), held out unchanged.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+//
+// Then dev14 and dev15 (the same way, six more personas). Blind first runs: dev14 42/60
+// (70.0%) with three off-topic questions answered, dev15 47/60 (78.3%) with three. Across
+// the four new sets the off-topic questions answered were of one kind: another product's
+// own settings in the docs' words ("raise the SMS rate limit on my Twilio account", "the
+// rate limit for the OpenAI API", "my Auth0 access tokens expire after an hour", "rate
+// limiting in nginx for my WordPress site"). Kept: a capitalised name in a question is
+// taken whole ("WordPress", not "Word"), so one the docs never use declines it (it cost
+// dev8 "Writing TypeScript types for the public API: ...", 50 -> 49); and a name the docs
+// write only capitalised (Twilio, OpenAI, Python: properNames), after a possessive or a
+// preposition that does not place answerdesk ("my Twilio ...", "for the OpenAI API"; not
+// "in Docker", "on a Postgres database"), declines a question whose answering page does not
+// name it (namesOtherProduct). Five of the seven off-topic questions answered are declined;
+// no other tuning question changed, held out unchanged.
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.81, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev14": 0.70, "dev15": 0.78, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -481,7 +497,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev4", "dev9", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev4", "dev9", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the

@@ -653,3 +653,40 @@ func TestWithPrivateAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherProducts: a question about another product's own settings is declined, though
+// its words are the docs' (a rate limit, tokens); the same product named where answerdesk
+// uses it, or where answerdesk runs, is answered.
+func TestOtherProducts(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		q        string
+		answered bool
+	}{
+		{"How do I raise the messages-per-second limit on my Twilio messaging service?", false},
+		{"What's the rate limit for the OpenAI API on gpt-4o?", false},
+		{"My Auth0 access tokens expire after an hour. How do I make them last longer?", false},
+		{"How do I hook SMS To Dos up to my Twilio account?", true},
+		{"Which endpoint should the Kubernetes liveness probe hit?", true},
+		{"How do I run the server on a Postgres database?", true},
+		{"Is the Basic auth password returned when I list on-call contacts?", true},
+	} {
+		a, err := ix.Answer(context.Background(), tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Answered != tc.answered {
+			t.Errorf("%q: answered=%v, want %v: %s", tc.q, a.Answered, tc.answered, a.Text())
+		}
+	}
+	for _, name := range []string{"twilio", "python", "openai", "docker"} {
+		if !ix.ans.proper[name] {
+			t.Errorf("%q is not among the docs' proper names", name)
+		}
+	}
+	for _, word := range []string{"creat", "messag", "token"} {
+		if ix.ans.proper[word] {
+			t.Errorf("%q is taken for a proper name", word)
+		}
+	}
+}
