@@ -281,7 +281,7 @@ var synonymGroups = [][]string{
 	{"format", "formats", "pattern"}, // not "form": FORM is a payload type
 	{"resend", "replay"},
 	{"spec", "specification", "openapi"},
-	{"create", "make", "add", "generate"},
+	{"create", "make", "add", "generate", "mint"},
 	{"length", "characters", "long"},
 	{"size", "bytes"},
 	{"duplicate", "deduplicate", "dedupe", "dedup", "idempotency"},
