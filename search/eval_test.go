@@ -418,7 +418,9 @@ var offTopicAnswered = map[string]int{"dev14": 1, "dev15": 1}
 // says "departs"), "mint" is create; dev14's SIGTERM question accepts "finishes the
 // requests in flight" and its Prometheus question the deployment page (as dev12's).
 // Tuning +4 (dev14 44, dev15 48, dev11 57; dev8 TypeScript still lost), held out unchanged.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.81, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev14": 0.73, "dev15": 0.80, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+// askQuestion's row says it takes a question in plain English (dev15 +1); dev15's question
+// on a departed employee accepts the authentication page, which now says it (dev15 50).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.81, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev14": 0.73, "dev15": 0.83, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
