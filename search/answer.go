@@ -370,7 +370,6 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 		}
 	}
 	var texts []string // every heading and unit, for the names the docs write capitalised
-	defer func() { a.proper = ix.properNames(texts) }()
 	for from, to := range irregularForms {
 		if f, t := one(from), one(to); f != "" && t != "" && f != t {
 			a.irreg[f] = t
@@ -506,6 +505,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
+	a.proper = ix.properNames(texts)
 }
 
 // referenceHeading is the heading of a section that describes an object or shows an example.
@@ -635,9 +635,7 @@ func (ix *Index) prepare(text string) question {
 	var q question
 	text = strings.ToValidUTF8(text, " ")
 	text = firstChars(text, maxQueryChars)
-	// The phrases first: "how far back" is "how long kept" before "how far" is taken for an
-	// asking phrase (which left "back", and retrieval and answering disagreeing on it).
-	seq := ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
+	seq := ix.questionTerms(text)
 	seen := termSet{}
 	add := func(term string, alts []string, w float64) {
 		seen[term] = true
@@ -1866,10 +1864,17 @@ func (ix *Index) askedTerms(text string) map[string]bool {
 		return nil
 	}
 	set := map[string]bool{}
-	for _, t := range ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(strings.Join(asks, " "), askedFor))) {
+	for _, t := range ix.questionTerms(strings.Join(asks, " ")) {
 		set[t] = true
 	}
 	return set
+}
+
+// questionTerms are the terms of a question's words, in order, as the docs would write
+// them. The phrases come first: "how far back" is "how long kept" before "how far" is taken
+// for an asking phrase (which left "back", and retrieval and answering disagreeing on it).
+func (ix *Index) questionTerms(text string) []string {
+	return ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
 }
 
 // ipv4 is an IPv4 address written in a question.
@@ -1918,8 +1923,9 @@ func (ix *Index) properNames(texts []string) termSet {
 	return set
 }
 
-// productOwner is a name of a product after a possessive or a preposition that does not
-// say where answerdesk runs: "my Twilio messaging service", "the limit for the OpenAI API".
+// productName is a name after a possessive or a preposition that does not
+// say where answerdesk runs ("my Twilio messaging service", "the limit for the OpenAI API")
+// or one that does (environmentWords).
 var productName = regexp.MustCompile(`\b(\w+)\s+(?:(?:a|an|the)\s+)?([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
 
 // environmentWords put a product beside answerdesk ("in Docker", "behind nginx", "on a
@@ -1933,19 +1939,12 @@ var environmentWords = map[string]bool{"in": true, "on": true, "behind": true, "
 // rate limit for the OpenAI API": it names a product the docs name only in passing, not
 // where answerdesk runs, and the page that would answer does not name it.
 func (ix *Index) namesOtherProduct(text string, sec *docSection) bool {
+	page, _, _ := strings.Cut(sec.passage.URL, "#")
 	held := func(t string) bool {
-		page, _, _ := strings.Cut(sec.passage.URL, "#")
-		for _, sec := range ix.ans.byPage[page] {
-			if sec.context[t] {
-				return true
-			}
-			for _, u := range sec.units {
-				if u.terms[t] {
-					return true
-				}
-			}
-		}
-		return false
+		return slices.ContainsFunc(ix.ans.secsByTerm[t], func(s *docSection) bool {
+			p, _, _ := strings.Cut(s.passage.URL, "#")
+			return p == page
+		})
 	}
 	for _, m := range productName.FindAllStringSubmatch(text, -1) {
 		if environmentWords[strings.ToLower(m[1])] || calendarWords[strings.ToLower(m[2])] {
