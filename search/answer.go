@@ -575,6 +575,9 @@ type question struct {
 	known                  int     // terms the docs use, or have a synonym for
 	isConcept              termSet // its terms of the docs' headings (answerer.concepts)
 	measure                termSet // its terms that are units of measure (answerer.measures)
+	// asked is the terms of its asking sentences, when it has sentences of context too
+	// (askedTerms); nil when every term is asked.
+	asked map[string]bool
 }
 
 // qterm is a content word of a question: its term, the terms that may stand for it in the
@@ -643,6 +646,7 @@ func (ix *Index) prepare(text string) question {
 		q.total += w
 	}
 	asked := ix.askedTerms(text)
+	q.asked = asked
 	for _, t := range seq {
 		set := termSet{}
 		ix.addTerm(set, t)
@@ -724,12 +728,18 @@ func (ix *Index) prepare(text string) question {
 	for i := 0; i+1 < len(seq); i++ {
 		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
 	}
-	for _, p := range apiPath.FindAllString(strings.ToLower(text), 4) {
+	// A path or flag of the context ("I'm getting 429s from /api/v1/search.") says where,
+	// not what is asked: only the asking sentences' name the unit to answer from.
+	named := text
+	if asks, ok := asking(text); ok {
+		named = asks
+	}
+	for _, p := range apiPath.FindAllString(strings.ToLower(named), 4) {
 		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
 	}
 	// A command-line flag written in a question ("--base-url") is matched whole too: its
 	// words are common ("base", "url") and the flag is what the question is about.
-	for _, m := range flagName.FindAllStringSubmatch(strings.ToLower(text), 4) {
+	for _, m := range flagName.FindAllStringSubmatch(strings.ToLower(named), 4) {
 		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(m[1])+`(?:[^a-z0-9_-]|$)`))
 	}
 	rw := ix.rawWords(text)
@@ -757,6 +767,15 @@ func (q question) names(terms []string) bool {
 	return slices.ContainsFunc(terms, func(l string) bool {
 		return slices.ContainsFunc(q.terms, func(t qterm) bool { return t.term == l })
 	})
+}
+
+// asks reports whether the question's asking sentences hold one of the terms: a resource
+// named only in its context ("I'm getting 429s from /api/v1/search.") is not what it asks about.
+func (q question) asks(terms []string) bool {
+	if q.asked == nil {
+		return q.names(terms)
+	}
+	return slices.ContainsFunc(terms, func(t string) bool { return q.asked[t] })
 }
 
 // scored is a unit with its score for a question.
@@ -830,7 +849,7 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// For an amount, a unit about the very resource the question names ("the default
 	// page size of the To Do list": `GET /api/v2/to-dos`) beats one about another list
 	// that merely mentions it: each list has its own defaults and limits.
-	if q.number && u.quantity && q.names(u.leaves) {
+	if q.number && u.quantity && q.asks(u.leaves) {
 		s.score += resourceBonus
 	}
 	if q.list && u.codes >= 3 {
@@ -1847,6 +1866,20 @@ var sentenceEnd = regexp.MustCompile(`[.?!]+\s+`)
 // lot. How many requests per minute are we allowed?"); nil when every sentence asks or
 // none does.
 func (ix *Index) askedTerms(text string) map[string]bool {
+	asks, ok := asking(text)
+	if !ok {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, t := range ix.questionTerms(asks) {
+		set[t] = true
+	}
+	return set
+}
+
+// asking returns a question's asking sentences, those with a question mark, and whether it
+// also has sentences of context; false when every sentence asks or none does.
+func asking(text string) (string, bool) {
 	var asks, contexts []string
 	for rest := strings.TrimSpace(text); rest != ""; {
 		s := rest
@@ -1861,13 +1894,9 @@ func (ix *Index) askedTerms(text string) map[string]bool {
 		}
 	}
 	if len(asks) == 0 || len(contexts) == 0 {
-		return nil
+		return "", false
 	}
-	set := map[string]bool{}
-	for _, t := range ix.questionTerms(strings.Join(asks, " ")) {
-		set[t] = true
-	}
-	return set
+	return strings.Join(asks, " "), true
 }
 
 // questionTerms are the terms of a question's words, in order, as the docs would write

@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,7 +100,7 @@ func TestCalibTop(t *testing.T) {
 				ts = append(ts, fmt.Sprintf("%s:%.2f", x.term, x.weight))
 			}
 			fmt.Printf("Q %s\n  terms %v number=%v code=%v howTo=%v list=%v status=%v\n", text, ts, q.number, q.code, q.howTo, q.list, q.status)
-			for i, c := range cands[:min(12, len(cands))] {
+			for i, c := range cands[:min(calibTopN(), len(cands))] {
 				s := c.u.text
 				if len(s) > 110 {
 					s = s[:110]
@@ -201,4 +202,12 @@ func writeCalib(t *testing.T, path, s string) {
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// calibTopN is how many units TestCalibTop prints: CALIB_N, or 12.
+func calibTopN() int {
+	if n, err := strconv.Atoi(os.Getenv("CALIB_N")); err == nil && n > 0 {
+		return n
+	}
+	return 12
 }

@@ -632,6 +632,31 @@ func TestAskedTerms(t *testing.T) {
 	}
 }
 
+// TestContextPaths: a path or flag written in a question's context sentence says where the
+// asker is, not what is asked, so it does not name the unit to answer from (namesPathOf) or
+// the resource whose amounts are asked for (asks); written in the asking sentence it does.
+func TestContextPaths(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		in    string
+		paths int
+		asks  bool // whether the question asks about the search resource
+	}{
+		{"I'm getting 429s from /api/v1/search. How long should I wait before retrying?", 0, false},
+		{"How many results does /api/v1/search return at most?", 1, true},
+		{"We run with --public-rate-limit 120. Is the window per minute?", 0, false},
+		{"What does --public-rate-limit set?", 1, true},
+	} {
+		q := ix.prepare(tc.in)
+		if len(q.paths) != tc.paths {
+			t.Errorf("%q: %d paths or flags named, want %d", tc.in, len(q.paths), tc.paths)
+		}
+		if got := q.asks([]string{"search"}); got != tc.asks && strings.Contains(tc.in, "search") {
+			t.Errorf("%q: asks about search = %v, want %v", tc.in, got, tc.asks)
+		}
+	}
+}
+
 // TestWithPrivateAddress: a private, loopback or link-local IPv4 address in a question
 // stands for the docs' "private address"; a public one does not.
 func TestWithPrivateAddress(t *testing.T) {
