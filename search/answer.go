@@ -1200,10 +1200,19 @@ var calendarWords = func() map[string]bool {
 // properName is a capitalised word inside a sentence: a product, company or place.
 var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
 
+// pointsBack is a pronoun that may stand for something named in an earlier sentence.
+var pointsBack = regexp.MustCompile(`(?i)\b(it|its|they|them|their|theirs)\b`)
+
 // namesUnknown reports whether the question names something the documentation never
 // mentions ("... integrate with Salesforce?"): whatever else matches, the docs cannot
 // answer a question about it.
 func (ix *Index) namesUnknown(text string) bool {
+	// A name in a sentence of context says where the asker is ("Half of our properties are
+	// in Arizona."), not what is asked, unless the asking sentence points back to it ("My
+	// Auth0 tokens expire after an hour. How do I make them last longer?").
+	if asks, ok := asking(text); ok && !pointsBack.MatchString(asks) {
+		text = asks
+	}
 	for _, m := range properName.FindAllStringSubmatch(text, -1) {
 		if calendarWords[strings.ToLower(m[1])] {
 			continue // "every Monday": a schedule, not a product
