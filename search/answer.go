@@ -1197,8 +1197,9 @@ var calendarWords = func() map[string]bool {
 	return set
 }()
 
-// properName is a capitalised word inside a sentence: a product, company or place.
-var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
+// properName is a capitalised word inside a sentence, or one that heads a question as its
+// label ("Sidekiq: how many times does it retry?"): a product, company or place.
+var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b|^\s*([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*):`)
 
 // pointsBack is a pronoun that may stand for something named in an earlier sentence.
 var pointsBack = regexp.MustCompile(`(?i)\b(it|its|they|them|their|theirs)\b`)
@@ -1214,10 +1215,11 @@ func (ix *Index) namesUnknown(text string) bool {
 		text = asks
 	}
 	for _, m := range properName.FindAllStringSubmatch(text, -1) {
-		if calendarWords[strings.ToLower(m[1])] {
+		name := m[1] + m[2]
+		if calendarWords[strings.ToLower(name)] {
 			continue // "every Monday": a schedule, not a product
 		}
-		for _, t := range ix.terms(m[1]) {
+		for _, t := range ix.terms(name) {
 			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {
 				return true
 			}
@@ -1966,10 +1968,11 @@ func (ix *Index) properNames(texts []string) termSet {
 // or one that does (environmentWords).
 var productName = regexp.MustCompile(`\b(\w+)\s+(?:(?:a|an|the)\s+)?([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b`)
 
-// environmentWords put a product beside answerdesk ("in Docker", "behind nginx", "on a
-// Postgres database", "between the service and Postgres"): the question is about
-// answerdesk there, so the answer need not name the product.
-var environmentWords = map[string]bool{"in": true, "on": true, "behind": true, "during": true, "with": true,
+// environmentWords put a product beside answerdesk ("behind nginx", "on a Postgres
+// database", "between the service and Postgres"): the question is about answerdesk there,
+// so the answer need not name the product. Not "in": "in Python" is the language of a
+// task ("reverse a linked list in Python"), and the pages answering "in Docker" name Docker.
+var environmentWords = map[string]bool{"on": true, "behind": true, "during": true, "with": true,
 	"from": true, "through": true, "via": true, "into": true, "to": true, "under": true, "and": true, "or": true, "between": true}
 
 // namesOtherProduct reports whether the question asks about another product's own

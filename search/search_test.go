@@ -694,6 +694,11 @@ func TestOtherProducts(t *testing.T) {
 		{"How do I hook SMS To Dos up to my Twilio account?", true},
 		{"Which endpoint should the Kubernetes liveness probe hit?", true},
 		{"How do I run the server on a Postgres database?", true},
+		{"How do I run answerdesk in Docker?", true},
+		{"Which environment variable sets the port in Docker?", true},
+		{"How do I reverse a linked list in Python?", false},
+		{"Resque: what is the default number of retries of a failed job?", false},
+		{"Question: how many times is a failed delivery retried?", true},
 		{"Is the Basic auth password returned when I list on-call contacts?", true},
 		// A place named in a sentence of context is where the asker is, not the subject (the
 		// Auth0 question above is pointed back to, by "them").
