@@ -175,6 +175,10 @@ var phrases = newPhraseMap(map[string]string{
 	"back off": "backoff", "backing off": "backoff",
 	"back up": "backup", "backing up": "backup", "backed up": "backup",
 	// "Too long" is time here, not the length of a text.
+	// The docs sign in; a user logs in.
+	"log in": "sign in", "logs in": "signs in", "logged in": "signed in", "logging in": "signing in", "log into": "sign in to",
+	// "On your side" is where answerdesk is, not a side of anything.
+	"on your side": " ", "on your end": " ", "on our side": " ", "on our end": " ", "on my side": " ", "on my end": " ",
 	"takes too long": "times out", "take too long": "time out", "taking too long": "timing out", "took too long": "timed out",
 })
 
@@ -312,9 +316,10 @@ var synonymGroups = [][]string{
 // any sentence that gives an example.
 var oneWaySynonyms = map[string][]string{
 	"look":     {"format", "example"},
-	"address":  {"addr"}, // the server's address; "address" is an email address too
-	"reminder": {"todo"}, // integrators call a To Do a reminder; "todo" is the docs' joined name
-	"terminal": {"cli"},  // "from the terminal": the command line
+	"address":  {"addr"},  // the server's address; "address" is an email address too
+	"reminder": {"todo"},  // integrators call a To Do a reminder; "todo" is the docs' joined name
+	"terminal": {"cli"},   // "from the terminal": the command line
+	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
 	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
 	"permission":  {"scope"},
@@ -607,7 +612,7 @@ var (
 	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|limits|maximum|minimum|default|cap|time-?outs?|durations?|lifetime|retention|ttl|how far back)\b`)
 	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
-	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) (it|them|that|this|\w+) out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
+	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) ((it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
 	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
 	whereQuestion   = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
@@ -787,7 +792,7 @@ type scored struct {
 }
 
 var (
-	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b`)
+	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b|\(default \x60`)
 	jsonBody = regexp.MustCompile("`\\{\"[^`]*\\}`")
 	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
 	digit    = regexp.MustCompile(`\d`)
@@ -1237,7 +1242,7 @@ var thingWord = regexp.MustCompile(`(?i)\b(?:a|an|the|my|your|our|[a-z]+'s)\s+([
 // namesUnknownThing reports whether the question names a thing by a word the documentation
 // never uses ("a written transcript of a recorded call").
 func (ix *Index) namesUnknownThing(text string) bool {
-	for _, m := range thingWord.FindAllStringSubmatch(text, -1) {
+	for _, m := range thingWord.FindAllStringSubmatch(phrases.Replace(text), -1) {
 		w := m[1] + m[2]
 		for _, t := range ix.terms(w) {
 			if !ix.ans.known[t] && len(ix.ans.syn[t]) == 0 {

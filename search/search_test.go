@@ -591,6 +591,10 @@ func TestPhrases(t *testing.T) {
 		{"Where do I make an API key?", "Where do I make an API token?"},
 		{"Which file do I need to back up?", "Which file do I need to backup?"},
 		{"Is the back-up page there?", "Is the back-up page there?"},
+		{"Can they log in to the web app?", "Can they sign in to the web app?"},
+		{"Where is the login page?", "Where is the login page?"},
+		{"How long is audio kept on your side?", "How long is audio kept  ?"},
+		{"Which side of the call hung up?", "Which side of the call hung up?"},
 	} {
 		if got := phrases.Replace(tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
@@ -628,6 +632,25 @@ func TestAskedTerms(t *testing.T) {
 			if got[context] {
 				t.Errorf("%q: %q is from the context, not the asking sentence", tc.in, context)
 			}
+		}
+	}
+}
+
+// TestOmittedQuestion: a question asking what holds when something is left out, with or
+// without a word between "leave" and "out", asks for a default.
+func TestOmittedQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"If I leave out the time zone, what zone does it get?", true},
+		{"What if I leave page_size out?", true},
+		{"What happens when I omit the subject?", true},
+		{"Can I leave the account?", false},
+		{"What does the server do when it runs out of disk?", false},
+	} {
+		if got := omittedQuestion.MatchString(strings.ToLower(tc.in)); got != tc.want {
+			t.Errorf("%q: omitted=%v, want %v", tc.in, got, tc.want)
 		}
 	}
 }
