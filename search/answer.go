@@ -303,6 +303,7 @@ var synonymGroups = [][]string{
 	{"acknowledge", "ack", "confirm"},
 	{"sample", "random", "subset"},
 	{"annual", "yearly"},
+	{"same", "identical"},
 	{"escalate", "escalation"},
 	{"information", "info"},
 	{"show", "view", "display"},
