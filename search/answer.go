@@ -322,6 +322,8 @@ var oneWaySynonyms = map[string][]string{
 	"terminal": {"cli"},   // "from the terminal": the command line
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
+	"shell":    {"cli"},     // "from the shell": the command line
+	"cli":      {"command"}, // the docs say "the command line" and name its commands
 	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
 	"permission":  {"scope"},
 	"permissions": {"scope"},
