@@ -422,7 +422,16 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2}
 // Tuning +4 (dev14 44, dev15 48, dev11 57; dev8 TypeScript still lost), held out unchanged.
 // askQuestion's row says it takes a question in plain English (dev15 +1); dev15's question
 // on a departed employee accepts the authentication page, which now says it (dev15 50).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.81, "dev10": 0.96, "dev11": 0.95, "dev12": 0.91, "dev13": 0.90, "dev14": 0.73, "dev15": 0.85, "dev16": 0.73, "dev17": 0.85, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+//
+// Session 11: two more blind sets, dev16 and dev17 (first runs 44/60 and 50/60; dev17
+// answered 3 of its 12 off-topic questions). A path or name in a sentence of context is
+// not what is asked; a name heading a question as its label is a name; "in" does not place
+// a product beside answerdesk; vocabulary (a user logs in, "on your side", a column is a
+// field, "leave out X", from the shell, identical) and docs mends (conditional requests,
+// last_used_at for a token still in use, the provisioning commands in prose). Seven
+// expectations of dev16 and dev17 widened where answers were right. Tuning: dev8 50,
+// dev12 56, dev14 45, dev15 52, dev16 52, dev17 56; held out unchanged (60/57/124).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.96, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
