@@ -20,13 +20,16 @@ import (
 // TestCalibDump writes, for calibrating the answer thresholds, the features of every
 // tuning question's best unit (never the test half's) and whether the answer would be
 // right if it were not declined: with CALIB_OUT=file, one tab-separated line a question
-// (set, right|sect|wrong|off, heaviest term held, coverage, own, section coverage, heading
+// (set, right|sect|wrong|off, whether it is answered, heaviest term held, coverage, own, section coverage, heading
 // coverage, score, next section's score, unknown share, weight, terms, question).
 func TestCalibDump(t *testing.T) {
 	out := calibEnv(t, "CALIB_OUT")
 	ix := shippedIndex(t)
 	var b strings.Builder
-	for _, set := range []string{"tune", "dev2", "dev3", "dev5", "dev6"} {
+	for _, set := range evalSets() {
+		if heldOut[set] {
+			continue // never calibrated on
+		}
 		for _, qq := range loadQA(t, set+".json") {
 			var f string
 			debugDecide = func(q question, cands []scored) {
@@ -50,6 +53,10 @@ func TestCalibDump(t *testing.T) {
 				}
 				f = fmt.Sprintf("%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%d", hm, best.coverage, best.own, q.sectionCoverage(best.u.sec), q.headingCoverage(best.u.sec), best.score, second, q.unknownFull/q.fullTotal, q.total, len(q.terms))
 			}
+			answered, err := ix.Answer(context.Background(), qq.Question)
+			if err != nil {
+				t.Fatal(err)
+			}
 			debugNoDecline = true
 			a, err := ix.Answer(context.Background(), qq.Question)
 			debugNoDecline = false
@@ -72,7 +79,7 @@ func TestCalibDump(t *testing.T) {
 			if f == "" {
 				f = "unknown"
 			}
-			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", set, label, f, qq.Question)
+			fmt.Fprintf(&b, "%s\t%s\t%v\t%s\t%s\n", set, label, answered.Answered, f, qq.Question)
 		}
 	}
 	writeCalib(t, out, b.String())
