@@ -615,7 +615,7 @@ var (
 	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|limits|maximum|minimum|default|cap|time-?outs?|durations?|lifetime|retention|ttl|how far back)\b`)
 	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
-	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) ((it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|don't (send|set|give)|do not (send|set|give))\b`)
+	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) ((it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|(don't|do not|without) (send|set|give|pass|specify|sending|setting|giving|passing|specifying))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
 	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
 	whereQuestion   = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
@@ -795,7 +795,7 @@ type scored struct {
 }
 
 var (
-	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b|\(default \x60`)
+	defaults = regexp.MustCompile(`(?i)\bdefaults? (to|is)\b|\bdefault (\x60|\d)`)
 	jsonBody = regexp.MustCompile("`\\{\"[^`]*\\}`")
 	choices  = regexp.MustCompile("`[^`]+`(?:, `[^`]+`)*,? or `[^`]+`")
 	digit    = regexp.MustCompile(`\d`)
@@ -1922,8 +1922,13 @@ func asking(text string) (string, bool) {
 // them. The phrases come first: "how far back" is "how long kept" before "how far" is taken
 // for an asking phrase (which left "back", and retrieval and answering disagreeing on it).
 func (ix *Index) questionTerms(text string) []string {
+	text = omission.ReplaceAllString(text, " default ${3} ") // ${3}: what is left out, when it is written between
 	return ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
 }
+
+// omission is how a question says that something is left out ("without giving", "leave
+// out"): the words ask for a default, which the docs name.
+var omission = regexp.MustCompile(`(?i)` + omittedQuestion.String())
 
 // ipv4 is an IPv4 address written in a question.
 var ipv4 = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}\b`)

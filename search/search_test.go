@@ -653,6 +653,28 @@ func TestOmittedQuestion(t *testing.T) {
 			t.Errorf("%q: omitted=%v, want %v", tc.in, got, tc.want)
 		}
 	}
+	// The words that leave something out stand for a default; what is left out stays.
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		in         string
+		want, gone []string
+	}{
+		{"What interval is assumed without giving one?", []string{"default", "interv"}, []string{"give", "without"}},
+		{"What if I leave page_size out?", []string{"default", "page_s"}, []string{"leav"}},
+		{"If I Leave Out the time zone, what zone does it get?", []string{"default", "zone"}, []string{"leav"}},
+	} {
+		got := ix.questionTerms(tc.in)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: terms %v lack %q", tc.in, got, w)
+			}
+		}
+		for _, w := range tc.gone {
+			if slices.Contains(got, w) {
+				t.Errorf("%q: terms %v hold %q", tc.in, got, w)
+			}
+		}
+	}
 }
 
 // TestContextPaths: a path or flag written in a question's context sentence says where the
