@@ -304,6 +304,7 @@ var synonymGroups = [][]string{
 	{"sample", "random", "subset"},
 	{"annual", "yearly"},
 	{"same", "identical"},
+	{"unknown", "extra", "unexpected", "unrecognized", "unrecognised"}, // a parameter the API does not know
 	{"escalate", "escalation"},
 	{"information", "info"},
 	{"show", "view", "display"},
