@@ -429,9 +429,15 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2}
 // a product beside answerdesk; vocabulary (a user logs in, "on your side", a column is a
 // field, "leave out X", from the shell, identical) and docs mends (conditional requests,
 // last_used_at for a token still in use, the provisioning commands in prose). Seven
-// expectations of dev16 and dev17 widened where answers were right. Tuning: dev8 50,
-// dev12 56, dev14 45, dev15 52, dev16 52, dev17 56; held out unchanged (60/57/124).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.86, "dev7": 0.88, "dev8": 0.83, "dev10": 0.96, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+// expectations of dev16 and dev17 widened where answers were right; the merge variables
+// for the caller's number, the account and the contact said in a sentence; the words that
+// leave something out read as "default"; an extra parameter is an unknown one. Tuning:
+// dev6 52, dev8 52, dev10 59, dev12 56, dev14 45, dev15 52, dev16 52, dev17 56; held out
+// unchanged (60/57/124). Tried and dropped: inverse document frequency over the site's
+// other pages as well (flattens the docs' own rarities: net 0, four more off-topic
+// questions answered); a discount for the commonest words of spoken English that head no
+// docs section (SUBTLEX-US top 1,000 to 3,000 at 0.5 or 0.75 of their weight: -2 to -13).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.88, "dev7": 0.88, "dev8": 0.86, "dev10": 0.98, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
