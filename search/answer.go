@@ -174,11 +174,11 @@ var phrases = newPhraseMap(map[string]string{
 	// "Back off" is waiting before a retry, not "off".
 	"back off": "backoff", "backing off": "backoff",
 	"back up": "backup", "backing up": "backup", "backed up": "backup",
-	// "Too long" is time here, not the length of a text.
 	// The docs sign in; a user logs in.
 	"log in": "sign in", "logs in": "signs in", "logged in": "signed in", "logging in": "signing in", "log into": "sign in to",
 	// "On your side" is where answerdesk is, not a side of anything.
 	"on your side": " ", "on your end": " ", "on our side": " ", "on our end": " ", "on my side": " ", "on my end": " ",
+	// "Too long" is time here, not the length of a text.
 	"takes too long": "times out", "take too long": "time out", "taking too long": "timing out", "took too long": "timed out",
 })
 
@@ -738,7 +738,7 @@ func (ix *Index) prepare(text string) question {
 		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
 	}
 	// A path or flag of the context ("I'm getting 429s from /api/v1/search.") says where,
-	// not what is asked: only the asking sentences' name the unit to answer from.
+	// not what is asked: only the asking sentences name the unit to answer from.
 	named := text
 	if asks, ok := asking(text); ok {
 		named = asks
