@@ -616,7 +616,7 @@ var (
 	numberQuestion  = regexp.MustCompile(`\b(how (long|many|much|often|big|large|soon)|what (is|are) the (max|maximum|min|minimum|default|limit|size|length|range|port|version)|which port|(what|which) (\w+ )?version|at most|at least|limit|limits|maximum|minimum|default|cap|time-?outs?|durations?|lifetime|retention|ttl|how far back)\b`)
 	howToQuestion   = regexp.MustCompile(`(^\s*(how (do|can|should|would|could) (i|we|you|one)|how to)|what (should|do|can) (i|we) do)\b`)
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
-	omittedQuestion = regexp.MustCompile(`\b(leave|leaves|left|leaving) ((it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|(don't|do not|without) (send|set|give|pass|specify|sending|setting|giving|passing|specifying))\b`)
+	omittedQuestion = regexp.MustCompile(`(?i)\b(leave|leaves|left|leaving) ((?P<left>it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|(don't|do not|without) (send|set|give|pass|specify|sending|setting|giving|passing|specifying))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
 	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
 	whereQuestion   = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
@@ -654,8 +654,10 @@ func (ix *Index) prepare(text string) question {
 		q.terms = append(q.terms, qterm{term: term, alts: alts, weight: w})
 		q.total += w
 	}
-	asked := ix.askedTerms(text)
-	q.asked = asked
+	// The asking sentences, when there are sentences of context too: they alone name a path
+	// or flag to answer about, and the context's words weigh less.
+	var named string
+	q.asked, named = ix.askedTerms(text)
 	for _, t := range seq {
 		set := termSet{}
 		ix.addTerm(set, t)
@@ -664,7 +666,7 @@ func (ix *Index) prepare(text string) question {
 				continue
 			}
 			w := a.idf(p)
-			if asked != nil && !asked[t] {
+			if q.asked != nil && !q.asked[t] {
 				w *= contextWeight
 			}
 			if !a.known[p] && len(a.syn[p]) > 0 {
@@ -739,10 +741,6 @@ func (ix *Index) prepare(text string) question {
 	}
 	// A path or flag of the context ("I'm getting 429s from /api/v1/search.") says where,
 	// not what is asked: only the asking sentences name the unit to answer from.
-	named := text
-	if asks, ok := asking(text); ok {
-		named = asks
-	}
 	for _, p := range apiPath.FindAllString(strings.ToLower(named), 4) {
 		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
 	}
@@ -814,7 +812,7 @@ var (
 
 // Weights of a unit's score.
 const (
-	contextWeight    = 0.75
+	contextWeight    = 0.75 // a word only in a sentence of context, against one in the asking sentence
 	unknownWeight    = 0.5  // a word the docs never use: it matches nothing, so it weighs less on every unit
 	ctxWeight        = 0.5  // a question word in the heading path only, against one in the unit
 	headWeight       = 0.25 // the share of the question in the unit's heading path
@@ -1882,19 +1880,19 @@ func (q question) holdsTopic(u *unit) bool {
 var sentenceEnd = regexp.MustCompile(`[.?!]+\s+`)
 
 // askedTerms returns the terms of a question's asking sentences, those with a question
-// mark, when it also has sentences of context ("Our chatbot calls the pricing endpoint a
-// lot. How many requests per minute are we allowed?"); nil when every sentence asks or
-// none does.
-func (ix *Index) askedTerms(text string) map[string]bool {
+// mark, and those sentences, when it also has sentences of context ("Our chatbot calls the
+// pricing endpoint a lot. How many requests per minute are we allowed?"); nil and the
+// whole text when every sentence asks or none does.
+func (ix *Index) askedTerms(text string) (map[string]bool, string) {
 	asks, ok := asking(text)
 	if !ok {
-		return nil
+		return nil, text
 	}
 	set := map[string]bool{}
 	for _, t := range ix.questionTerms(asks) {
 		set[t] = true
 	}
-	return set
+	return set, asks
 }
 
 // asking returns a question's asking sentences, those with a question mark, and whether it
@@ -1920,16 +1918,14 @@ func asking(text string) (string, bool) {
 }
 
 // questionTerms are the terms of a question's words, in order, as the docs would write
-// them. The phrases come first: "how far back" is "how long kept" before "how far" is taken
-// for an asking phrase (which left "back", and retrieval and answering disagreeing on it).
+// them. The words that leave something out ("without giving", "leave it out") ask for a
+// default, which the docs name; what is left out, written between them, stays. Then the
+// phrases: "how far back" is "how long kept" before "how far" is taken for an asking
+// phrase (which left "back", and retrieval and answering disagreeing on it).
 func (ix *Index) questionTerms(text string) []string {
-	text = omission.ReplaceAllString(text, " default ${3} ") // ${3}: what is left out, when it is written between
+	text = omittedQuestion.ReplaceAllString(text, " default ${left} ")
 	return ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
 }
-
-// omission is how a question says that something is left out ("without giving", "leave
-// out"): the words ask for a default, which the docs name.
-var omission = regexp.MustCompile(`(?i)` + omittedQuestion.String())
 
 // ipv4 is an IPv4 address written in a question.
 var ipv4 = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}\b`)

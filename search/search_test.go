@@ -616,7 +616,10 @@ func TestAskedTerms(t *testing.T) {
 		{"Tell me about the rate limit.", nil},
 		{"We're closed next week! Can I pause a To Do?", []string{"paus", "todo"}},
 	} {
-		got := ix.askedTerms(tc.in)
+		got, asks := ix.askedTerms(tc.in)
+		if (got == nil) != (asks == tc.in) {
+			t.Errorf("%q: asking text %q with terms %v", tc.in, asks, got)
+		}
 		if tc.want == nil {
 			if got != nil {
 				t.Errorf("%q: got %v, want nil", tc.in, got)
@@ -685,7 +688,7 @@ func TestContextPaths(t *testing.T) {
 	for _, tc := range []struct {
 		in    string
 		paths int
-		asks  bool // whether the question asks about the search resource
+		asks  bool // whether the question asks about the search resource (rows naming it)
 	}{
 		{"I'm getting 429s from /api/v1/search. How long should I wait before retrying?", 0, false},
 		{"How many results does /api/v1/search return at most?", 1, true},
