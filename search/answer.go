@@ -323,6 +323,7 @@ var oneWaySynonyms = map[string][]string{
 	"terminal": {"cli"},   // "from the terminal": the command line
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
+	"register": {"add"},     // registering a domain or number on an account is adding it
 	"shell":    {"cli"},     // "from the shell": the command line
 	"cli":      {"command"}, // the docs say "the command line" and name its commands
 	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
@@ -466,7 +467,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 					ctxBySub[us.sub] = ctx
 				}
 				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
-					seq: seq, words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
+					seq: ix.withParts(seq), words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
 					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
 					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text), location: locationText.MatchString(us.text)}
 				// A stop word that means something in a question ("down") matches itself.
@@ -515,6 +516,23 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 		}
 	}
 	a.proper = ix.properNames(texts)
+}
+
+// withParts is a unit's terms in order with the parts of each snake_case name after it, so
+// that a question's "delivery type" is the pair of words `delivery_type` is made of.
+func (ix *Index) withParts(seq []string) []string {
+	out := make([]string, 0, len(seq))
+	for _, t := range seq {
+		out = append(out, t)
+		if strings.Contains(t, "_") {
+			for _, p := range strings.Split(t, "_") {
+				for _, pt := range ix.stems.Analyze([]byte(p)) {
+					out = append(out, string(pt.Term))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // referenceHeading is the heading of a section that describes an object or shows an example.
