@@ -178,6 +178,10 @@ var phrases = newPhraseMap(map[string]string{
 	"log in": "sign in", "logs in": "signs in", "logged in": "signed in", "logging in": "signing in", "log into": "sign in to",
 	// "On your side" is where answerdesk is, not a side of anything.
 	"on your side": " ", "on your end": " ", "on our side": " ", "on our end": " ", "on my side": " ", "on my end": " ",
+	// Trying to do something is the asker's aim, not an attempt of answerdesk's.
+	"trying to": "want to", "tried to": "wanted to",
+	// Giving up on something is its failing for good.
+	"give up": "fail", "gives up": "fails", "giving up": "failing", "gave up": "failed",
 	// "Too long" is time here, not the length of a text.
 	"takes too long": "times out", "take too long": "time out", "taking too long": "timing out", "took too long": "timed out",
 })
@@ -323,9 +327,10 @@ var oneWaySynonyms = map[string][]string{
 	"terminal": {"cli"},   // "from the terminal": the command line
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
-	"register": {"add"},     // registering a domain or number on an account is adding it
-	"shell":    {"cli"},     // "from the shell": the command line
-	"cli":      {"command"}, // the docs say "the command line" and name its commands
+	"register": {"add"},
+	"try":      {"attempt", "retry"}, // "how many times will it try": the docs count attempts and retries
+	"shell":    {"cli"},              // "from the shell": the command line
+	"cli":      {"command"},          // the docs say "the command line" and name its commands
 	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
 	"permission":  {"scope"},
 	"permissions": {"scope"},

@@ -115,6 +115,16 @@ func TestCalibTop(t *testing.T) {
 				fmt.Printf("  %2d %.3f cov=%.2f own=%.2f %s | %s\n", i, c.score, c.coverage, c.own, strings.TrimPrefix(c.u.sec.passage.URL, "/docs/"), s)
 			}
 		}
+		if os.Getenv("CALIB_P") != "" {
+			// The retrieved passages, as Answer ranks them before scoring their units.
+			ps, _, err := ix.rankPassages(context.Background(), text, max(AnswerPassages, rerankDepth), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range ps[:min(AnswerPassages, len(ps))] {
+				fmt.Printf("  P%2d %.3f %s\n", i, p.Score, p.URL)
+			}
+		}
 		a, err := ix.Answer(context.Background(), text)
 		debugDecide = nil
 		if err != nil {

@@ -50,7 +50,7 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55, "dev14": 55, "dev15": 55, "dev16": 55, "dev17": 55}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55, "dev14": 55, "dev15": 55, "dev16": 55, "dev17": 55, "dev18": 55, "dev19": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -70,13 +70,15 @@ const qaTarget = 0.90
 // send on my personal T-Mobile plan?" (dev15; a hyphenated name is not taken for a name),
 // "What's the HIPAA minimum retention period for medical records?" (dev17; an acronym is
 // not taken for a name: the docs' own are written the same way) and "How do I reverse a
-// linked list in Go?" (dev17; "Go" is a word of asking too). A run answering more fails;
+// linked list in Go?" (dev17; "Go" is a word of asking too), "How do I configure limit_req
+// in nginx to rate limit my own website by IP?" (dev19; the docs write nginx in lower case
+// too, so it is not taken for another product's name). A run answering more fails;
 // the target is none. Declined since they were written: other products' own settings
 // ("the rate limit for the OpenAI API", "my Twilio messaging service", namesOtherProduct),
 // a task in another product ("reverse a linked list in Python"), names the docs never use
 // written as one word ("Auth0", "WordPress") or heading the question ("Sidekiq: how many
 // times ..."), and "paid sick days a year" (holdsTopic).
-var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2}
+var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1}
 
 // qaFloor is the share each set answers right on this branch's docs, rounded down to the
 // percent, below the target: the test fails on a regression while the shortfall is logged
@@ -437,7 +439,10 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2}
 // other pages as well (flattens the docs' own rarities: net 0, four more off-topic
 // questions answered); a discount for the commonest words of spoken English that head no
 // docs section (SUBTLEX-US top 1,000 to 3,000 at 0.5 or 0.75 of their weight: -2 to -13).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.88, "dev7": 0.88, "dev8": 0.86, "dev10": 0.98, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+//
+// Session 12: two more blind sets, dev18 and dev19 (first runs 51/60 and 52/60; dev19
+// answered 1 of its 12 off-topic questions).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.88, "dev7": 0.88, "dev8": 0.86, "dev10": 0.98, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev18": 0.86, "dev19": 0.88, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -523,7 +528,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev4", "dev9", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev4", "dev9", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the

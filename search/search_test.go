@@ -595,6 +595,9 @@ func TestPhrases(t *testing.T) {
 		{"Where is the login page?", "Where is the login page?"},
 		{"How long is audio kept on your side?", "How long is audio kept  ?"},
 		{"Which side of the call hung up?", "Which side of the call hung up?"},
+		{"When does it give up on my endpoint?", "When does it fail on my endpoint?"},
+		{"I was trying to create a To Do", "I was want to create a To Do"},
+		{"How many times will it try?", "How many times will it try?"},
 	} {
 		if got := phrases.Replace(tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
