@@ -180,6 +180,8 @@ var phrases = newPhraseMap(map[string]string{
 	"on your side": " ", "on your end": " ", "on our side": " ", "on our end": " ", "on my side": " ", "on my end": " ",
 	// Trying to do something is the asker's aim, not an attempt of answerdesk's.
 	"trying to": "want to", "tried to": "wanted to",
+	// What an endpoint gives back is what it returns.
+	"give back": "return", "gives back": "returns", "giving back": "returning", "gave back": "returned",
 	// Giving up on something is its failing for good.
 	"give up": "fail", "gives up": "fails", "giving up": "failing", "gave up": "failed",
 	// "Too long" is time here, not the length of a text.
@@ -346,7 +348,8 @@ var rawSynonyms = map[string][]string{
 
 // askingWords are the words of asking, not of the subject.
 const askingWords = `tell explain describe mean meaning happen happens happened want wants please possible kind kinds
-	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly ok okay something else worried wondering`
+	various answerdesk one way ways thing things know will would could should shall can got gotten take takes like ask able go goes going instead actually exactly ok okay something else worried wondering
+	anything issue issues`
 
 var irregularForms = map[string]string{
 	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",
