@@ -644,10 +644,12 @@ var (
 	codeQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(header|headers|code|codes|variable|variables|flag|flags|parameter|parameters|field|fields|prefix|status|command|format|scope|scopes|error)\b`)
 	omittedQuestion = regexp.MustCompile(`(?i)\b(leave|leaves|left|leaving) ((?P<left>it|them|that|this|\w+) )?out\b|\b(omit|omits|omitted|(don't|do not|without) (send|set|give|pass|specify|sending|setting|giving|passing|specifying))\b`)
 	returnsQuestion = regexp.MustCompile(`\bwhat (does|do|will|would) .*\b(return|answer|respond|reply)\b`)
-	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b`)
-	whereQuestion   = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
-	formatQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?formats?|in what format|look like)\b`)
-	listQuestion    = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
+	statusQuestion  = regexp.MustCompile(`\b((what|which) (\w+ )?(status|error|response|code)|what (do|does|will|would) (i|we|it|you) (get|see|receive)|what comes back|what (is|gets) returned|(is|does) it (fail|an error))\b` +
+		// "Do I get a 403?", "will it give me forbidden?": a status named as the answer supposed.
+		`|\b(get|give|gives|be|return|returns|answer|answers) (me |us )?(a |an )?([1-5][0-9][0-9]|forbidden|unauthorized)\b`)
+	whereQuestion  = regexp.MustCompile(`^\s*where\b|\b(which|what) (url|page|path|address)\b`)
+	formatQuestion = regexp.MustCompile(`\b((what|which) (\w+ )?formats?|in what format|look like)\b`)
+	listQuestion   = regexp.MustCompile(`\b(which|what) (\w+ )?(values|types|statuses|options|formats|frequencies|channels|headers|scopes|cycles|variables|fields|codes|methods|filters|parameters|servers|tools|endpoints|operations)\b`)
 	// apiPath is a path written in a question ("/api/v2/me"): its words may be stop words,
 	// so the path itself is matched.
 	apiPath       = regexp.MustCompile(`/[a-z0-9_.{}-]+(?:/[a-z0-9_.{}-]+)+|/[a-z][a-z0-9_-]*[a-z0-9]`)
