@@ -330,9 +330,16 @@ var oneWaySynonyms = map[string][]string{
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
 	"register": {"add"},
-	"try":      {"attempt", "retry"}, // "how many times will it try": the docs count attempts and retries
-	"shell":    {"cli"},              // "from the shell": the command line
-	"cli":      {"command"},          // the docs say "the command line" and name its commands
+	// A web server or load balancer in front of answerdesk is its reverse proxy.
+	"nginx":   {"proxy"},
+	"caddy":   {"proxy"},
+	"haproxy": {"proxy"},
+	"traefik": {"proxy"},
+	"envoy":   {"proxy"},
+	"bucket":  {"allowance"},        // a rate limit's bucket is the client's allowance
+	"try":     {"attempt", "retry"}, // "how many times will it try": the docs count attempts and retries
+	"shell":   {"cli"},              // "from the shell": the command line
+	"cli":     {"command"},          // the docs say "the command line" and name its commands
 	// A sign-in's permissions are OAuth scopes; "file permissions" keep their own word.
 	"permission":  {"scope"},
 	"permissions": {"scope"},
