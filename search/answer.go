@@ -15,7 +15,9 @@ import (
 // sections once (goldmark, see parseMarkdown) and each section into units: the sentences of
 // its paragraphs, its list items and its table rows (rendered with their column names).
 // A question retrieves its passages (BM25 over heading, page title and text, headings
-// weighted, with the synonyms a docs reader uses); every unit of those sections is scored
+// weighted, with the synonyms a docs reader uses), joined by the few sections whose best
+// unit scores highest over the whole docs (withCoveringSections: BM25 misses a sentence of
+// a long section); every unit of those sections is scored
 // by the share of the question's content words (weighted by rarity across the docs) it
 // holds, its heading path counting for less, plus the passage's retrieval score. The best
 // units are the answer, quoted as written, with their sections as sources. When the best
@@ -106,6 +108,7 @@ type unit struct {
 	// `GET /api/v2/to-dos`, "deliveries" of `.../to-dos/{id}/deliveries`).
 	leaves []string
 	raw    []string // the words as written, lower-cased, stop words included
+	rawSet termSet  // the same words as a set
 	// quantity: the unit states an amount with its unit, what "how long" and "how many" ask
 	quantity   bool
 	status     bool // names an HTTP status (422) or an error code: what "which error" asks
@@ -359,7 +362,7 @@ const askingWords = `tell explain describe mean meaning happen happens happened 
 	anything issue issues`
 
 var irregularForms = map[string]string{
-	"kept": "keep", "sent": "send", "held": "hold", "made": "make", "taken": "take", "took": "take",
+	"kept": "keep", "sent": "send", "held": "hold", "taken": "take", "took": "take",
 	"given": "give", "gave": "give", "found": "find", "written": "write", "wrote": "write",
 	"began": "begin", "begun": "begin", "chosen": "choose", "chose": "choose", "paid": "pay",
 	"lost": "lose", "shown": "show", "known": "know", "seen": "see", "ran": "run", "gone": "go",
@@ -485,8 +488,19 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 					seq: ix.withParts(seq), words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
 					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
 					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text), location: locationText.MatchString(us.text)}
+				// A unit stating a format ("Timestamps are ISO 8601") is about a format, whether or
+				// not it says the word.
+				if u.format {
+					for _, t := range ix.terms("format") {
+						u.terms[t] = true
+					}
+				}
 				// A stop word that means something in a question ("down") matches itself.
 				u.raw = ix.rawWords(us.text)
+				u.rawSet = termSet{}
+				for _, w := range u.raw {
+					u.rawSet[w] = true
+				}
 				for _, w := range u.raw {
 					if _, ok := a.rawSyn[w]; ok {
 						u.terms["~"+w] = true
@@ -882,9 +896,9 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// under another heading are often about something else ("batch operations count
 	// toward the rate limit").
 	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval
-	s.score += math.Min(0.15, 0.06*float64(pairsIn(q.bigrams, u.seq)))
+	s.score += math.Min(0.15, 0.06*float64(pairsIn(q.bigrams, u.seq, u.terms)))
 	// The question's words in the same order as written ("endpoint is down").
-	s.score += math.Min(0.1, 0.04*float64(pairsIn(q.raw, u.raw)))
+	s.score += math.Min(0.1, 0.04*float64(pairsIn(q.raw, u.raw, u.rawSet)))
 	if q.namesPathOf(u) {
 		s.score += 0.15
 	}
@@ -1109,7 +1123,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	units, ok := ix.answerUnits(q, text, withAddedPassages(ix.withRareTermSections(q, ps), slices.Concat(parts, body)))
+	units, ok := ix.answerUnits(q, text, ix.withCoveringSections(q, withAddedPassages(ix.withRareTermSections(q, ps), slices.Concat(parts, body))))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -1200,6 +1214,56 @@ func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
 	}
 	return out
 }
+
+// withCoveringSections adds to the passages the sections, not among them, whose best unit
+// scores highest for the question, with no retrieval score: BM25 ranks a sentence in a long
+// section ("Timestamps are ISO 8601" among a page's first requests) beneath short sections
+// sharing one common word with the question. Only sections holding a word of the question
+// (or a synonym) are scored: the others cannot rank.
+func (ix *Index) withCoveringSections(q question, ps []Passage) []Passage {
+	have := map[string]bool{}
+	for _, p := range ps {
+		have[p.URL] = true
+	}
+	type cand struct {
+		sec   *docSection
+		score float64
+	}
+	var cands []cand
+	seen := map[*docSection]bool{}
+	look := func(t string) {
+		for _, sec := range ix.ans.secsByTerm[t] {
+			if seen[sec] || have[sec.passage.URL] {
+				continue
+			}
+			seen[sec] = true
+			best := 0.0
+			for _, u := range sec.units {
+				best = max(best, q.score(u, 0).score)
+			}
+			cands = append(cands, cand{sec, best})
+		}
+	}
+	for _, t := range q.terms {
+		look(t.term)
+		for _, alt := range t.alts {
+			look(alt)
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.sec.passage.URL, b.sec.passage.URL))
+	})
+	out := slices.Clone(ps)
+	for _, c := range cands[:min(coveringDepth, len(cands))] {
+		p := *c.sec.passage
+		p.bm25, p.Score = 0, 0
+		out = append(out, p)
+	}
+	return out
+}
+
+// coveringDepth is how many sections withCoveringSections adds.
+const coveringDepth = 3
 
 // withAddedPassages adds passages found apart (partsPassages, bodyPassages) to the retrieved
 // ones, with the prior of a rare word's section: retrieval matches a name
@@ -1886,10 +1950,14 @@ func (ix *Index) snippet(url string, q question, maxLen int) string {
 	return s
 }
 
-// pairsIn counts the pairs of neighbouring words that stand side by side in seq.
-func pairsIn(pairs [][2]string, seq []string) int {
+// pairsIn counts the pairs of neighbouring words that stand side by side in seq; in is the
+// set of seq's words, to pass over a pair that cannot be there.
+func pairsIn(pairs [][2]string, seq []string, in termSet) int {
 	n := 0
 	for _, p := range pairs {
+		if !in[p[0]] || !in[p[1]] {
+			continue // a pair whose words are not both there is not there in order
+		}
 		for i := 0; i+1 < len(seq); i++ {
 			if seq[i] == p[0] && seq[i+1] == p[1] {
 				n++
