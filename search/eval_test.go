@@ -441,8 +441,18 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1}
 // docs section (SUBTLEX-US top 1,000 to 3,000 at 0.5 or 0.75 of their weight: -2 to -13).
 //
 // Session 12: two more blind sets, dev18 and dev19 (first runs 51/60 and 52/60; dev19
-// answered 1 of its 12 off-topic questions).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.92, "dev5": 0.94, "dev6": 0.88, "dev7": 0.88, "dev8": 0.86, "dev10": 0.98, "dev11": 0.95, "dev12": 0.93, "dev13": 0.90, "dev14": 0.75, "dev15": 0.86, "dev16": 0.86, "dev17": 0.93, "dev18": 0.86, "dev19": 0.88, "dev4": 0.85, "dev9": 0.95, "test": 0.89}
+// answered 1 of its 12 off-topic questions). The sections scoring highest over all the docs
+// join the retrieved ones (withCoveringSections); a snake_case name's parts are a pair of
+// words; vocabulary (try, give up, give back, trying to, register, nginx as the proxy,
+// anything and issue as words of asking, a status supposed: "do I get a 403?"); docs mends
+// (a resource of another account answers 404 in Authentication, the replicas' shared key in
+// Scaling out's introduction, the customer API's conventions in Getting started). Tuning
+// 1026 -> 1040 of the seventeen sets; held out: test 124 -> 125 (90.6%, the target met),
+// dev4 60/70 and dev9 57/60 unchanged. Tried and dropped: the next sentence's words
+// counting as the heading's (+4 -13; at half weight -2), answers up to 1,500 characters
+// (net 0), sections added by coverage with the rare-word prior (-16: they outweighed the
+// retrieved ones), "refuse" ~ "reject" ~ "decline" (-1).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.95, "dev5": 0.94, "dev6": 0.88, "dev7": 0.93, "dev8": 0.86, "dev10": 1.00, "dev11": 0.95, "dev12": 0.93, "dev13": 0.91, "dev14": 0.76, "dev15": 0.86, "dev16": 0.90, "dev17": 0.93, "dev18": 0.90, "dev19": 0.91, "dev4": 0.85, "dev9": 0.95, "test": 0.90}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
