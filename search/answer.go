@@ -139,6 +139,8 @@ type answerer struct {
 	starts   []*Passage          // the introductions of the docs pages, in the docs' order
 	// secsByTerm are the sections whose units or heading path hold a term, in docs order.
 	secsByTerm map[string][]*docSection
+	// unitsByTerm are the units holding a term by their own words, in docs order.
+	unitsByTerm map[string][]*unit
 	// concepts are the terms of the docs' page titles and headings: what the docs are about.
 	concepts termSet
 	measures termSet // terms of measureWords
@@ -385,7 +387,7 @@ func (ix *Index) rawWords(s string) []string {
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
 	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
 		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
-		secsByTerm: map[string][]*docSection{}, concepts: termSet{}, measures: termSet{}}
+		secsByTerm: map[string][]*docSection{}, unitsByTerm: map[string][]*unit{}, concepts: termSet{}, measures: termSet{}}
 	one := func(w string) string {
 		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
 			return string(ts[0].Term)
@@ -525,6 +527,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				a.units++
 				for t := range u.terms {
 					a.df[t]++
+					a.unitsByTerm[t] = append(a.unitsByTerm[t], u)
 					a.known[t] = true
 				}
 			}
@@ -1218,37 +1221,46 @@ func (ix *Index) withRareTermSections(q question, ps []Passage) []Passage {
 // withCoveringSections adds to the passages the sections, not among them, whose best unit
 // scores highest for the question, with no retrieval score: BM25 ranks a sentence in a long
 // section ("Timestamps are ISO 8601" among a page's first requests) beneath short sections
-// sharing one common word with the question. Only sections holding a word of the question
-// (or a synonym) are scored: the others cannot rank.
+// sharing one common word with the question. Only units holding minOwnInSection of the
+// question by their own words are scored: no other unit can answer.
 func (ix *Index) withCoveringSections(q question, ps []Passage) []Passage {
+	if q.total == 0 {
+		return ps
+	}
 	have := map[string]bool{}
 	for _, p := range ps {
 		have[p.URL] = true
+	}
+	own := map[*unit]float64{}
+	for _, t := range q.terms {
+		got := map[*unit]float64{}
+		for _, alt := range t.alts {
+			for _, u := range ix.ans.unitsByTerm[alt] {
+				got[u] = 0.8 * t.weight
+			}
+		}
+		for _, u := range ix.ans.unitsByTerm[t.term] {
+			got[u] = t.weight
+		}
+		for u, w := range got {
+			if !have[u.sec.passage.URL] {
+				own[u] += w
+			}
+		}
+	}
+	best := map[*docSection]float64{}
+	for u, w := range own {
+		if w/q.total >= minOwnInSection {
+			best[u.sec] = max(best[u.sec], q.score(u, 0).score)
+		}
 	}
 	type cand struct {
 		sec   *docSection
 		score float64
 	}
 	var cands []cand
-	seen := map[*docSection]bool{}
-	look := func(t string) {
-		for _, sec := range ix.ans.secsByTerm[t] {
-			if seen[sec] || have[sec.passage.URL] {
-				continue
-			}
-			seen[sec] = true
-			best := 0.0
-			for _, u := range sec.units {
-				best = max(best, q.score(u, 0).score)
-			}
-			cands = append(cands, cand{sec, best})
-		}
-	}
-	for _, t := range q.terms {
-		look(t.term)
-		for _, alt := range t.alts {
-			look(alt)
-		}
+	for sec, score := range best {
+		cands = append(cands, cand{sec, score})
 	}
 	slices.SortFunc(cands, func(a, b cand) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), strings.Compare(a.sec.passage.URL, b.sec.passage.URL))
