@@ -334,7 +334,7 @@ var oneWaySynonyms = map[string][]string{
 	"terminal": {"cli"},   // "from the terminal": the command line
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
-	"register": {"add"},
+	"register": {"add"}, // registering a domain or a number on an account is adding it
 	// A web server or load balancer in front of answerdesk is its reverse proxy.
 	"nginx":   {"proxy"},
 	"caddy":   {"proxy"},
