@@ -1316,8 +1316,9 @@ var calendarWords = func() map[string]bool {
 }()
 
 // properName is a capitalised word inside a sentence, or one that heads a question as its
-// label ("Sidekiq: how many times does it retry?"): a product, company or place.
-var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b|^\s*([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*):`)
+// label ("Sidekiq: how many times does it retry?"): a product, company or place; and a
+// word with a small letter before its capital ("iPhone", "eBay"), a product's anywhere.
+var properName = regexp.MustCompile(`[^.?!]\s+([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)\b|^\s*([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*):|\b([a-z][A-Z][a-z][A-Za-z0-9]*)\b`)
 
 // pointsBack is a pronoun that may stand for something named in an earlier sentence.
 var pointsBack = regexp.MustCompile(`(?i)\b(it|its|they|them|their|theirs)\b`)
@@ -1333,7 +1334,7 @@ func (ix *Index) namesUnknown(text string) bool {
 		text = asks
 	}
 	for _, m := range properName.FindAllStringSubmatch(text, -1) {
-		name := m[1] + m[2]
+		name := m[1] + m[2] + m[3]
 		if calendarWords[strings.ToLower(name)] {
 			continue // "every Monday": a schedule, not a product
 		}
