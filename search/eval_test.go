@@ -50,7 +50,7 @@ func cites(a Answer, want []string) bool {
 // committed before the answerer was first run on it; so was dev5 (session 5, 57 questions
 // and 10 off-topic ones, written from the spec as an integrator asks), and dev6 (session
 // 6, 59 questions and 10 off-topic ones).
-var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55, "dev14": 55, "dev15": 55, "dev16": 55, "dev17": 55, "dev18": 55, "dev19": 55}
+var minQuestions = map[string]int{"tune": 75, "dev2": 60, "dev3": 60, "dev4": 60, "test": 75, "dev5": 40, "dev6": 50, "dev7": 55, "dev8": 55, "dev9": 55, "dev10": 55, "dev11": 55, "dev12": 55, "dev13": 55, "dev14": 55, "dev15": 55, "dev16": 55, "dev17": 55, "dev18": 55, "dev19": 55, "dev20": 55, "dev21": 55}
 
 // heldOut are the sets never tuned on: only their score and miss counts by kind are
 // printed, never a miss, so that reading a run cannot turn them into tuning sets. dev4 was
@@ -72,13 +72,18 @@ const qaTarget = 0.90
 // not taken for a name: the docs' own are written the same way) and "How do I reverse a
 // linked list in Go?" (dev17; "Go" is a word of asking too), "How do I configure limit_req
 // in nginx to rate limit my own website by IP?" (dev19; the docs write nginx in lower case
-// too, so it is not taken for another product's name). A run answering more fails;
+// too, so it is not taken for another product's name), and three of dev21's: "How many
+// years does HIPAA require us to retain recordings of patient phone calls?" (as dev17's),
+// "How do I write a Python decorator that retries any function with exponential backoff
+// and jitter?" (the dispatching page names Python for its signature check) and "How do I
+// rotate the access keys of an AWS IAM user ...?" (acronyms the docs never use are not
+// taken for names: integrators write CRM and EHR for their own systems). A run answering more fails;
 // the target is none. Declined since they were written: other products' own settings
 // ("the rate limit for the OpenAI API", "my Twilio messaging service", namesOtherProduct),
 // a task in another product ("reverse a linked list in Python"), names the docs never use
 // written as one word ("Auth0", "WordPress") or heading the question ("Sidekiq: how many
 // times ..."), and "paid sick days a year" (holdsTopic).
-var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1}
+var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1, "dev21": 3}
 
 // qaFloor is the share each set answers right on this branch's docs, rounded down to the
 // percent, below the target: the test fails on a regression while the shortfall is logged
@@ -451,8 +456,13 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1}
 // dev4 60/70 and dev9 57/60 unchanged. Tried and dropped: the next sentence's words
 // counting as the heading's (+4 -13; at half weight -2), answers up to 1,500 characters
 // (net 0), sections added by coverage with the rare-word prior (-16: they outweighed the
-// retrieved ones), "refuse" ~ "reject" ~ "decline" (-1).
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.95, "dev5": 0.94, "dev6": 0.88, "dev7": 0.93, "dev8": 0.86, "dev10": 1.00, "dev11": 0.95, "dev12": 0.93, "dev13": 0.91, "dev14": 0.76, "dev15": 0.86, "dev16": 0.90, "dev17": 0.93, "dev18": 0.90, "dev19": 0.91, "dev4": 0.85, "dev9": 0.95, "test": 0.90}
+// retrieved ones), "refuse" ~ "reject" ~ "decline" (-1). Then two more blind sets, dev20
+// (terse questions; first run 53/60) and dev21 (long ones with context; 46/60, nine
+// declined beside the right section, and 4 of its 12 off-topic questions answered, as at
+// the session's start): a word like iPhone is a product's name (one off-topic declined).
+// Tried and dropped: another product's name must be held by the answering section, not
+// only its page (-3).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.95, "dev5": 0.94, "dev6": 0.88, "dev7": 0.93, "dev8": 0.86, "dev10": 1.00, "dev11": 0.95, "dev12": 0.93, "dev13": 0.91, "dev14": 0.76, "dev15": 0.86, "dev16": 0.90, "dev17": 0.93, "dev18": 0.90, "dev19": 0.91, "dev20": 0.88, "dev21": 0.76, "dev4": 0.85, "dev9": 0.95, "test": 0.90}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
@@ -538,7 +548,7 @@ func evalSets() []string {
 	if v := os.Getenv("QA_SETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev4", "dev9", "test"}
+	return []string{"tune", "dev2", "dev3", "dev5", "dev6", "dev7", "dev8", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev4", "dev9", "test"}
 }
 
 // missKind names why a question was missed, to count the causes without reading the
