@@ -1108,6 +1108,31 @@ func (q question) headingCoverage(sec *docSection) float64 {
 // relevant sentences and the table rows or list items that match, quoted as written, or
 // "not covered" with the nearest sections.
 func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
+	a, err := ix.answer(ctx, text, 0)
+	if err != nil || a.Answered {
+		return a, err
+	}
+	// A question whose sentences of context outweigh what it asks ("Our script replays
+	// failed deliveries in bulk after our endpoint comes back online, and some replays are
+	// now answered 429. How many replays are allowed?") is asked again without them. Alone,
+	// its best unit must rank as no off-topic question's does (minWeakScore) whatever else
+	// holds: a short question ("Can you port our existing main line over to you?") reaches
+	// a section by one shared word, and one pointing back into its context ("How do I make
+	// them last longer?") matches little.
+	asks, ok := asking(text)
+	if !ok {
+		return a, nil
+	}
+	b, err := ix.answer(ctx, asks, minWeakScore)
+	if err != nil || !b.Answered {
+		return a, err
+	}
+	b.Question = text
+	return b, nil
+}
+
+// answer answers a question whose best unit scores at least minScore.
+func (ix *Index) answer(ctx context.Context, text string, minScore float64) (Answer, error) {
 	// rankPassages prepares the question once for retrieval, reranking and answering.
 	ps, q, err := ix.rankPassages(ctx, text, max(AnswerPassages, rerankDepth), false)
 	if err != nil {
@@ -1126,7 +1151,7 @@ func (ix *Index) Answer(ctx context.Context, text string) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	units, ok := ix.answerUnits(q, text, ix.withCoveringSections(q, withAddedPassages(ix.withRareTermSections(q, ps), slices.Concat(parts, body))))
+	units, ok := ix.answerUnits(q, text, minScore, ix.withCoveringSections(q, withAddedPassages(ix.withRareTermSections(q, ps), slices.Concat(parts, body))))
 	if !ok {
 		out.Nearest = append(out.Nearest, ps[:min(NearestSections, len(ps))]...)
 		// Nothing near at all: the introductions of the first docs pages, where a reader
@@ -1369,7 +1394,7 @@ func (ix *Index) namesUnknownThing(text string) bool {
 
 // answerUnits picks the units that answer a question from the sections of its passages;
 // false when none is good enough.
-func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*unit, bool) {
+func (ix *Index) answerUnits(q question, text string, minScore float64, passages []Passage) ([]*unit, bool) {
 	var cands []scored
 	seen := map[*docSection]bool{}
 	priors := priorsOf(passages)
@@ -1400,7 +1425,7 @@ func (ix *Index) answerUnits(q question, text string, passages []Passage) ([]*un
 	if debugDecide != nil {
 		debugDecide(q, cands)
 	}
-	if !debugNoDecline && (q.declines(best) || ix.namesUnknownThing(text) && (q.beyondHeading(best.u) == 0 || best.score < minThingScore)) {
+	if !debugNoDecline && (q.declines(best) || best.score < minScore || ix.namesUnknownThing(text) && (q.beyondHeading(best.u) == 0 || best.score < minThingScore)) {
 		return nil, false
 	}
 	// The question is answerable; which unit answers it best may also weigh what the
