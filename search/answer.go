@@ -183,6 +183,11 @@ var phrases = newPhraseMap(map[string]string{
 	"log in": "sign in", "logs in": "signs in", "logged in": "signed in", "logging in": "signing in", "log into": "sign in to",
 	// "On your side" is where answerdesk is, not a side of anything.
 	"on your side": " ", "on your end": " ", "on our side": " ", "on our end": " ", "on my side": " ", "on my end": " ",
+	// Shorthands of operators and developers.
+	"env var": "environment variable", "env vars": "environment variables", "env variable": "environment variable",
+	"env variables": "environment variables", "envvar": "environment variable", "envvars": "environment variables",
+	// A failed login is a failed sign-in (the page itself is /login).
+	"failed login": "failed sign-in", "failed logins": "failed sign-ins", "login attempts": "sign-in attempts",
 	// Trying to do something is the asker's aim, not an attempt of answerdesk's.
 	"trying to": "want to", "tried to": "wanted to",
 	// What an endpoint gives back is what it returns.

@@ -598,6 +598,8 @@ func TestPhrases(t *testing.T) {
 		{"When does it give up on my endpoint?", "When does it fail on my endpoint?"},
 		{"I was trying to create a To Do", "I was want to create a To Do"},
 		{"How many times will it try?", "How many times will it try?"},
+		{"env var to set the database path?", "environment variable to set the database path?"},
+		{"Too many failed logins?", "Too many failed sign-ins?"},
 	} {
 		if got := phrases.Replace(tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
