@@ -188,6 +188,8 @@ var phrases = newPhraseMap(map[string]string{
 	"env variables": "environment variables", "envvar": "environment variable", "envvars": "environment variables",
 	// A failed login is a failed sign-in (the page itself is /login).
 	"failed login": "failed sign-in", "failed logins": "failed sign-ins", "login attempts": "sign-in attempts",
+	// HTTPS is HTTP over TLS: the docs say where TLS ends.
+	"https": "HTTPS TLS",
 	// Trying to do something is the asker's aim, not an attempt of answerdesk's.
 	"trying to": "want to", "tried to": "wanted to",
 	// What an endpoint gives back is what it returns.
@@ -339,7 +341,8 @@ var oneWaySynonyms = map[string][]string{
 	"terminal": {"cli"},   // "from the terminal": the command line
 	"column":   {"field"}, // a data engineer's word for a field of a record
 	"console":  {"cli"},
-	"register": {"add"}, // registering a domain or a number on an account is adding it
+	"handle":   {"serve", "terminate"}, // "does it handle HTTPS": serve it, terminate TLS
+	"register": {"add"},                // registering a domain or a number on an account is adding it
 	// A web server or load balancer in front of answerdesk is its reverse proxy.
 	"nginx":   {"proxy"},
 	"caddy":   {"proxy"},

@@ -600,6 +600,7 @@ func TestPhrases(t *testing.T) {
 		{"How many times will it try?", "How many times will it try?"},
 		{"env var to set the database path?", "environment variable to set the database path?"},
 		{"Too many failed logins?", "Too many failed sign-ins?"},
+		{"Does it serve https?", "Does it serve HTTPS TLS?"},
 	} {
 		if got := phrases.Replace(tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
