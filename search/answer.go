@@ -159,11 +159,17 @@ var (
 )
 
 func joinToDo(s string) string {
+	if strings.Contains(s, "_to_do") {
+		// A tool's name (`create_to_do`): its parts are create and todo, not create alone.
+		s = toDoName.ReplaceAllString(s, "_todo$1 ")
+	}
 	if !strings.Contains(s, "To") && !strings.Contains(s, "to-do") {
 		return s
 	}
 	return toDoDocs.ReplaceAllString(s, "todo$1 ")
 }
+
+var toDoName = regexp.MustCompile(`_to_do(s?)\b`)
 
 // phrases are a question's words for one word of the docs, matched as whole words in any
 // case ("not ready" is not "not read" and stays as it is).
