@@ -1775,6 +1775,14 @@ func (q question) declines(best scored) bool {
 	if !q.holdsTopic(best.u) {
 		return true
 	}
+	// A question with one word of the docs ("Who founded answerdesk?", "What is the meaning
+	// of life?") is about the docs when that word heads the answering section ("What is
+	// pagination?"); a sentence merely using it is a coincidence. No question of the tuning
+	// sets answered right has fewer than two, but for a status supposed ("Should that be
+	// 403?"): the docs say what each status means.
+	if q.known <= 1 && !q.status && q.headingCoverage(best.u.sec) == 0 {
+		return true
+	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
 		// One word of the docs among words they never use ("file" in "how do I file my
 		// taxes") is a coincidence however well it matches: no question of the tuning

@@ -628,6 +628,28 @@ func TestPhrases(t *testing.T) {
 	}
 }
 
+// TestOneDocsWord: a question holding one word of the docs is answered only from a section
+// whose heading holds it.
+func TestOneDocsWord(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		q        string
+		answered bool
+	}{
+		{"What is pagination?", true},
+		{"Who founded answerdesk?", false},
+		{"What is the meaning of life?", false},
+	} {
+		a, err := ix.Answer(context.Background(), tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Answered != tc.answered {
+			t.Errorf("%q: answered=%v, want %v: %s", tc.q, a.Answered, tc.answered, a.Text())
+		}
+	}
+}
+
 // TestAskedAlone: a question declined whole because its context outweighs what it asks is
 // asked again without the context, and answered only if that sentence alone ranks as no
 // off-topic question does.
