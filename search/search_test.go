@@ -628,18 +628,17 @@ func TestPhrases(t *testing.T) {
 	}
 }
 
-// TestOneDocsWord: a question holding one word of the docs is answered only from a section
-// whose heading holds it.
-func TestOneDocsWord(t *testing.T) {
-	ix := shippedIndex(t)
-	for _, tc := range []struct {
-		q        string
-		answered bool
-	}{
-		{"What is pagination?", true},
-		{"Who founded answerdesk?", false},
-		{"What is the meaning of life?", false},
-	} {
+// answeredCase is a question and whether it must be answered (or declined).
+type answeredCase struct {
+	q        string
+	answered bool
+}
+
+// wantAnswered asks each question and checks that it is answered, or declined, as the
+// case says.
+func wantAnswered(t *testing.T, ix *Index, cases []answeredCase) {
+	t.Helper()
+	for _, tc := range cases {
 		a, err := ix.Answer(context.Background(), tc.q)
 		if err != nil {
 			t.Fatal(err)
@@ -648,6 +647,16 @@ func TestOneDocsWord(t *testing.T) {
 			t.Errorf("%q: answered=%v, want %v: %s", tc.q, a.Answered, tc.answered, a.Text())
 		}
 	}
+}
+
+// TestOneDocsWord: a question holding one word of the docs is answered only from a section
+// whose heading holds it.
+func TestOneDocsWord(t *testing.T) {
+	wantAnswered(t, shippedIndex(t), []answeredCase{
+		{"What is pagination?", true},
+		{"Who founded answerdesk?", false},
+		{"What is the meaning of life?", false},
+	})
 }
 
 // TestAskedAlone: a question declined whole because its context outweighs what it asks is
@@ -816,10 +825,7 @@ func TestWithPrivateAddress(t *testing.T) {
 // uses it, or where answerdesk runs, is answered.
 func TestOtherProducts(t *testing.T) {
 	ix := shippedIndex(t)
-	for _, tc := range []struct {
-		q        string
-		answered bool
-	}{
+	wantAnswered(t, ix, []answeredCase{
 		{"How do I raise the messages-per-second limit on my Twilio messaging service?", false},
 		{"What's the rate limit for the OpenAI API on gpt-4o?", false},
 		{"My Auth0 access tokens expire after an hour. How do I make them last longer?", false},
@@ -835,15 +841,7 @@ func TestOtherProducts(t *testing.T) {
 		// A place named in a sentence of context is where the asker is, not the subject (the
 		// Auth0 question above is pointed back to, by "them").
 		{"Half of our properties are in Arizona. What time zone are the times of a To Do schedule in?", true},
-	} {
-		a, err := ix.Answer(context.Background(), tc.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Answered != tc.answered {
-			t.Errorf("%q: answered=%v, want %v: %s", tc.q, a.Answered, tc.answered, a.Text())
-		}
-	}
+	})
 	for _, name := range []string{"twilio", "python", "openai", "docker"} {
 		if !ix.ans.proper[name] {
 			t.Errorf("%q is not among the docs' proper names", name)
