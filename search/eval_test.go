@@ -464,7 +464,11 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1, "dev21
 // only its page (-3). A question declined whole is asked again without its context, under
 // minWeakScore (+6: dev14 48, dev15 54, dev18 55, dev21 47); not re-asking one whose asking
 // sentence holds a pronoun cost four of those six and declined no off-topic question more.
-var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.95, "dev5": 0.94, "dev6": 0.88, "dev7": 0.93, "dev8": 0.86, "dev10": 1.00, "dev11": 0.95, "dev12": 0.93, "dev13": 0.91, "dev14": 0.80, "dev15": 0.90, "dev16": 0.90, "dev17": 0.93, "dev18": 0.91, "dev19": 0.91, "dev20": 0.91, "dev21": 0.78, "dev4": 0.85, "dev9": 0.95, "test": 0.90}
+// Then shorthands (env var, failed logins), HTTPS as HTTP over TLS and handling it as
+// serving it (dev20 56, dev21 48), and a question with one docs word answers only under a
+// heading holding it ("Who founded answerdesk?" was answered; no verdict changed). Tried
+// and dropped: "let" and "grant" ~ allow (-1), "found" no longer read as "find" (0).
+var qaFloor = map[string]float64{"tune": 1.00, "dev2": 0.95, "dev3": 0.95, "dev5": 0.94, "dev6": 0.88, "dev7": 0.93, "dev8": 0.86, "dev10": 1.00, "dev11": 0.95, "dev12": 0.93, "dev13": 0.91, "dev14": 0.80, "dev15": 0.90, "dev16": 0.90, "dev17": 0.93, "dev18": 0.91, "dev19": 0.91, "dev20": 0.93, "dev21": 0.80, "dev4": 0.85, "dev9": 0.95, "test": 0.90}
 
 // TestAnswerQuality asks the shipped documentation the evaluation questions and reports
 // the share answered right, per set, with every miss (and the misses counted by kind). The
