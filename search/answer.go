@@ -129,7 +129,6 @@ type termSet map[string]bool
 type answerer struct {
 	sections map[string]*docSection   // by passage URL
 	byPage   map[string][]*docSection // by page path, in page order
-	df       map[string]int           // units a term occurs in
 	known    termSet                  // every term of the docs
 	units    int
 	syn      map[string][]string // term → terms that may stand for it in the docs
@@ -139,7 +138,8 @@ type answerer struct {
 	starts   []*Passage          // the introductions of the docs pages, in the docs' order
 	// secsByTerm are the sections whose units or heading path hold a term, in docs order.
 	secsByTerm map[string][]*docSection
-	// unitsByTerm are the units holding a term by their own words, in docs order.
+	// unitsByTerm are the units holding a term by their own words, in docs order (how many:
+	// the term's document frequency).
 	unitsByTerm map[string][]*unit
 	// concepts are the terms of the docs' page titles and headings: what the docs are about.
 	concepts termSet
@@ -268,13 +268,24 @@ func (ix *Index) termSetOf(seq []string) termSet {
 
 func (ix *Index) addTerm(set termSet, t string) {
 	set[t] = true
-	if strings.Contains(t, "_") {
-		for _, p := range strings.Split(t, "_") {
-			for _, pt := range ix.stems.Analyze([]byte(p)) {
-				set[string(pt.Term)] = true
-			}
+	for _, p := range ix.nameParts(t) {
+		set[p] = true
+	}
+}
+
+// nameParts are the terms of the words of a snake_case term (page_size: page, size); none
+// for another term.
+func (ix *Index) nameParts(t string) []string {
+	if !strings.Contains(t, "_") {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(t, "_") {
+		for _, pt := range ix.stems.Analyze([]byte(p)) {
+			out = append(out, string(pt.Term))
 		}
 	}
+	return out
 }
 
 // synonymGroups are words a docs reader uses for one another; each word of a group stands
@@ -399,7 +410,7 @@ func (ix *Index) rawWords(s string) []string {
 
 // buildAnswerer prepares the sections of the passages for answering.
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
-	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{}, df: map[string]int{},
+	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{},
 		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
 		secsByTerm: map[string][]*docSection{}, unitsByTerm: map[string][]*unit{}, concepts: termSet{}, measures: termSet{}}
 	one := func(w string) string {
@@ -516,8 +527,6 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				u.rawSet = termSet{}
 				for _, w := range u.raw {
 					u.rawSet[w] = true
-				}
-				for _, w := range u.raw {
 					if _, ok := a.rawSyn[w]; ok {
 						u.terms["~"+w] = true
 					}
@@ -540,7 +549,6 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 				ds.units = append(ds.units, u)
 				a.units++
 				for t := range u.terms {
-					a.df[t]++
 					a.unitsByTerm[t] = append(a.unitsByTerm[t], u)
 					a.known[t] = true
 				}
@@ -570,13 +578,7 @@ func (ix *Index) withParts(seq []string) []string {
 	out := make([]string, 0, len(seq))
 	for _, t := range seq {
 		out = append(out, t)
-		if strings.Contains(t, "_") {
-			for _, p := range strings.Split(t, "_") {
-				for _, pt := range ix.stems.Analyze([]byte(p)) {
-					out = append(out, string(pt.Term))
-				}
-			}
-		}
+		out = append(out, ix.nameParts(t)...)
 	}
 	return out
 }
@@ -621,7 +623,7 @@ func (ix *Index) Sections(path string) []Passage {
 // idf is the rarity of a term across the units: high for a term few units have, highest
 // for one none has.
 func (a *answerer) idf(t string) float64 {
-	return math.Log((float64(a.units) + 1) / (float64(a.df[t]) + 0.5))
+	return math.Log((float64(a.units) + 1) / (float64(len(a.unitsByTerm[t])) + 0.5))
 }
 
 // question is a question prepared for scoring.
