@@ -241,14 +241,19 @@ func prepareFiles(path string) error {
 	return nil
 }
 
-// Close closes both pools.
+// Close closes both pools, then the token cache: its WAL-index descriptor is the last of
+// the database's files this process closes, so SQLite's locks last as long as its
+// connections do.
 func (db *DB) Close() error {
 	db.rd.close()
-	db.tokens.close()
+	var err error
 	if db.read == db.write {
-		return db.write.Close()
+		err = db.write.Close()
+	} else {
+		err = errors.Join(db.read.Close(), db.write.Close())
 	}
-	return errors.Join(db.read.Close(), db.write.Close())
+	db.tokens.close()
+	return err
 }
 
 // Path is the database file's path, or the PostgreSQL URL.

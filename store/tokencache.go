@@ -139,9 +139,9 @@ func (tc *tokenCache) dataVersion() (probeVersion, error) {
 		if err != nil {
 			tc.reset()
 		} else if tc.hdr == nil && tc.path != "" {
-			// Mapped once the probe connection is open (so the file exists and stays);
-			// the next probe reads the header it compares with. Without it, every lookup
-			// probes.
+			// Opened once the probe connection is open (so the file exists), and kept until
+			// the database closes (walheader_unix.go says why); the next probe reads the
+			// header it compares with. Without it, every lookup probes.
 			tc.hdr, _ = openWALHeader(tc.path)
 		}
 		tc.probing = false
@@ -201,14 +201,14 @@ func (tc *tokenCache) open() error {
 }
 
 // reset drops the probe connection and every entry read under its versions. The caller
-// holds tc.mu and either runs the probe or knows none runs.
+// holds tc.mu and either runs the probe or knows none runs. The WAL-index header stays
+// open: its descriptor may be closed only with the database (close).
 func (tc *tokenCache) reset() {
 	if tc.stmt != nil {
 		tc.stmt.Close()
 		tc.conn.Close()
 	}
-	tc.hdr.close()
-	tc.conn, tc.stmt, tc.hdr = nil, nil, nil
+	tc.conn, tc.stmt = nil, nil
 	tc.lastHdrOK = false
 	tc.gen++
 	clear(tc.entries)
@@ -235,6 +235,9 @@ func (tc *tokenCache) put(hash []byte, e tokenEntry) {
 	tc.entries[string(hash)] = e
 }
 
+// close closes the probe connection and the WAL-index header. The database's other
+// connections must be closed first: closing the header's descriptor drops the locks the
+// process holds on the -shm file.
 func (tc *tokenCache) close() {
 	if tc == nil {
 		return
@@ -245,6 +248,8 @@ func (tc *tokenCache) close() {
 		tc.cond.Wait()
 	}
 	tc.reset()
+	tc.hdr.close()
+	tc.hdr = nil
 }
 
 // walIndexHeaderSize is the size of one copy of SQLite's WAL-index header (walheader_unix.go);

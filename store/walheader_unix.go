@@ -3,7 +3,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -19,35 +18,48 @@ import (
 // before the last probe means no commit since that probe.
 //
 // The file is mapped read-only and shared, so it shows the writers' updates as they make
-// them; it stays mapped while the probe connection is open, which keeps SQLite from
-// deleting or truncating it (it does so only when the last connection to the database
-// closes, or the first one opens).
+// them. The descriptor it is mapped from stays open until the database is closed, after
+// every connection: on Linux (and POSIX generally) closing any descriptor of a file drops
+// every lock the process holds on that file, SQLite's own shared lock on the -shm file
+// among them. Without that lock another process (the answerdesk CLI, a backup) takes the
+// WAL index for abandoned, rebuilds it under the running server, and the server's next
+// reads fail. The mapping keeps the file from being truncated while it is read only as
+// much as SQLite does: SQLite truncates it when the first connection opens the database,
+// or deletes it when the last one closes.
 type walHeader struct {
-	mem []byte
+	f   *os.File
+	mem []byte // nil until the file holds both copies of the header
 }
 
-// openWALHeader maps the first bytes of dbPath's -shm file.
+// openWALHeader opens dbPath's -shm file; its header is mapped on the first read that finds
+// it initialised.
 func openWALHeader(dbPath string) (*walHeader, error) {
 	f, err := os.Open(dbPath + "-shm")
 	if err != nil {
 		return nil, fmt.Errorf("open the WAL index: %w", err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, fmt.Errorf("stat the WAL index: %w", err)
-	} else if fi.Size() < 2*walIndexHeaderSize {
-		return nil, errors.New("the WAL index is not initialised")
+	return &walHeader{f: f}, nil
+}
+
+// mapHeader maps the first bytes of the file once it is long enough to hold them.
+func (h *walHeader) mapHeader() bool {
+	if fi, err := h.f.Stat(); err != nil || fi.Size() < 2*walIndexHeaderSize {
+		return false
 	}
-	mem, err := syscall.Mmap(int(f.Fd()), 0, 2*walIndexHeaderSize, syscall.PROT_READ, syscall.MAP_SHARED)
+	mem, err := syscall.Mmap(int(h.f.Fd()), 0, 2*walIndexHeaderSize, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map the WAL index: %w", err)
+		return false
 	}
-	return &walHeader{mem: mem}, nil
+	h.mem = mem
+	return true
 }
 
 // read returns the header when it is initialised and its two copies agree (SQLite writes
 // the second copy, then the first: copies that differ are a commit in progress).
 func (h *walHeader) read() (hdr walHeaderBytes, ok bool) {
+	if h.mem == nil && !h.mapHeader() {
+		return hdr, false
+	}
 	// A mapping whose file shrank would fault: that is a failed read, not a crash.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
@@ -62,9 +74,14 @@ func (h *walHeader) read() (hdr walHeaderBytes, ok bool) {
 	return hdr, hdr == second && hdr[isInit] == 1
 }
 
-// close unmaps the file.
+// close unmaps and closes the file. Only once no connection to the database is open in
+// this process: closing the descriptor drops the process's locks on the file.
 func (h *walHeader) close() {
-	if h != nil {
+	if h == nil {
+		return
+	}
+	if h.mem != nil {
 		_ = syscall.Munmap(h.mem)
 	}
+	_ = h.f.Close()
 }
