@@ -101,7 +101,7 @@ func Render(tmpl string, d *MergeData) (out string, warnings []string) {
 		out = trimIncompleteRune(out)
 		r.warn(fmt.Sprintf("the rendered text reached the limit of %d bytes and was cut", MaxPayloadBytes))
 	}
-	return out, r.warnings
+	return out, r.list()
 }
 
 // UnknownMergeVariables returns the variables in tmpl that can never resolve: those Render
@@ -122,13 +122,51 @@ func UnknownMergeVariables(tmpl string) []string {
 	return unknown
 }
 
-// Limits of an external API method's payload (CONTRACT §2).
+// Limits of an external API method's payload and of what one message sends (the External
+// API dispatching docs page lists them).
 const (
 	// MaxPayloadBytes bounds a rendered body, JSON or FORM: 256 KiB.
 	MaxPayloadBytes = 256 << 10
 	// MaxPayloadFields is the most data fields a method may have.
 	MaxPayloadFields = 50
+	// MaxMessagePayloadBytes bounds the bodies of all the deliveries of one message
+	// together, at every escalation level: 8 MiB. Each delivery gets a share (PayloadShare).
+	MaxMessagePayloadBytes = 8 << 20
+	// MaxDeliveryWarnings is the most warnings a rendering lists; one more counts the rest.
+	MaxDeliveryWarnings = 10
+	// maxWarningLength bounds one warning: one naming a variable quotes its name.
+	maxWarningLength = 300
+	// minPayloadShare is the least budget a body is given: the braces of an empty JSON object.
+	minPayloadShare = 2
 )
+
+// PayloadShare is the body budget of each of n deliveries of a message about to be queued,
+// when the message's earlier deliveries were given used bytes: an equal share of what is
+// left of MaxMessagePayloadBytes, and at most MaxPayloadBytes. n counts the methods of
+// every level still to come, not only the level being queued, so that a level reached
+// later finds its share left; the shares of one message then add up to at most
+// MaxMessagePayloadBytes, unless contacts are added between its escalations (each later
+// delivery then gets what is left divided among them, never less than an empty "{}").
+func PayloadShare(used int64, n int) int {
+	left := int64(MaxMessagePayloadBytes) - used
+	if n <= 0 || left <= 0 {
+		return minPayloadShare
+	}
+	return int(max(minPayloadShare, min(int64(MaxPayloadBytes), left/int64(n))))
+}
+
+// MethodWarnings returns what every rendering of a method with these fields will warn of,
+// known without a message: the variables that never resolve (UnknownMergeVariables), in the
+// words the rendering uses. A delivery starts with them.
+func MethodWarnings(fields []PayloadField) []string {
+	r := newMergeResolver(nil)
+	for _, f := range fields {
+		for _, v := range UnknownMergeVariables(f.Value) {
+			r.warn("unknown merge variable " + v)
+		}
+	}
+	return r.list()
+}
 
 // RenderPayload builds the request body of an external API method from its configured fields.
 //
@@ -152,7 +190,14 @@ const (
 // Warnings from every field are collected, deduplicated. err is only for an unknown payload
 // type (an EINVALID error on payload_type).
 func RenderPayload(payloadType string, fields []PayloadField, d *MergeData) (body []byte, contentType string, warnings []string, err error) {
-	return renderPayload(payloadType, fields, d, MaxPayloadBytes)
+	return RenderPayloadWithin(payloadType, fields, d, MaxPayloadBytes)
+}
+
+// RenderPayloadWithin is RenderPayload with a smaller body budget: a delivery's share of
+// its message's (PayloadShare). The budget is at least 2 bytes ("{}") and at most
+// MaxPayloadBytes.
+func RenderPayloadWithin(payloadType string, fields []PayloadField, d *MergeData, budget int) (body []byte, contentType string, warnings []string, err error) {
+	return renderPayload(payloadType, fields, d, min(max(budget, minPayloadShare), MaxPayloadBytes))
 }
 
 // renderPayload is RenderPayload with the body budget given, at least 2 bytes ("{}").
@@ -261,7 +306,7 @@ func renderPayload(payloadType string, fields []PayloadField, d *MergeData, budg
 		r.warn(fmt.Sprintf("the body reached its limit of %d bytes: %d of %d values were cut to fit, from the value of %q on",
 			budget, len(cut), len(names), cut[0]))
 	}
-	return buf, contentType, r.warnings, nil
+	return buf, contentType, r.list(), nil
 }
 
 // estimateValues guesses how long the values will be, to size the body buffer once: the
@@ -493,6 +538,7 @@ type mergeResolver struct {
 	answers  map[string]any
 	folded   []string // sorted answer keys, for the case-insensitive fallback
 	warnings []string
+	unlisted int // warnings past MaxDeliveryWarnings, counted only
 }
 
 func newMergeResolver(d *MergeData) *mergeResolver {
@@ -550,10 +596,28 @@ func (r *mergeResolver) resolveOnce(name string) string {
 	return v
 }
 
+// warn records w once. A delivery keeps its warnings, and a template can name thousands
+// of variables that never resolve, each as long as the value: past MaxDeliveryWarnings
+// warnings are only counted, and each is cut to maxWarningLength bytes.
 func (r *mergeResolver) warn(w string) {
-	if !slices.Contains(r.warnings, w) {
-		r.warnings = append(r.warnings, w)
+	if len(w) > maxWarningLength {
+		w = trimIncompleteRune(w[:maxWarningLength-len("…")]) + "…"
 	}
+	switch {
+	case slices.Contains(r.warnings, w):
+	case len(r.warnings) < MaxDeliveryWarnings:
+		r.warnings = append(r.warnings, w)
+	default:
+		r.unlisted++
+	}
+}
+
+// list returns the warnings, with a last one counting those not listed.
+func (r *mergeResolver) list() []string {
+	if r.unlisted == 0 {
+		return r.warnings
+	}
+	return append(r.warnings, fmt.Sprintf("and %d more warnings", r.unlisted))
 }
 
 func (r *mergeResolver) resolve(name string) string {

@@ -377,8 +377,15 @@ type DispatchAttempt struct {
 	HTTPStatus      *int    `json:"http_status" jsonschema:"Status code of your endpoint's answer; null when none arrived (network error, time-out, refused destination)."`
 	DurationMS      int64   `json:"duration_ms" jsonschema:"How long the attempt took, in milliseconds (at most about 10000: the time-out)."`
 	Error           *string `json:"error" jsonschema:"Why no answer arrived: a category and the host of the configured URL, never an address it resolved to or the service's resolver: dns (\"dns: no such host hooks.example.com\"), connect (\"connect: refused by hooks.example.com\"), timeout (\"timeout after 10s waiting for hooks.example.com\"), tls, http, network, blocked (a private, loopback or reserved destination; not retried) or invalid (not retried). null when the endpoint answered, whatever the status."`
-	ResponseExcerpt *string `json:"response_excerpt" jsonschema:"The first 1 KiB of the answer's body, as UTF-8; null when there was no answer or its body was empty."`
+	ResponseExcerpt *string `json:"response_excerpt" jsonschema:"The first 256 bytes of the answer's body, as UTF-8; null when there was no answer or its body was empty."`
 }
+
+// What an attempt keeps of an answer and of an error: a message at the configuration
+// limits has a thousand deliveries of nine attempts each, all of them stored.
+const (
+	MaxAttemptExcerptBytes = 256
+	MaxAttemptErrorBytes   = 512
+)
 
 // Page sizes of on-call contacts and of dispatch deliveries.
 const (
@@ -433,7 +440,9 @@ type DispatchService interface {
 	ReplayDispatchDelivery(ctx context.Context, c *Caller, id string) (*DispatchDelivery, error)
 }
 
-// ClaimedDelivery is a delivery leased by the dispatcher, with what it needs to send it.
+// ClaimedDelivery is a delivery leased by the dispatcher, with what it needs to render and
+// send it. Its body is rendered for each attempt (RenderPayloadWithin) from the method's
+// fields and the merge data, within BodyLimit, and is never stored.
 type ClaimedDelivery struct {
 	ID            int64
 	UUID          string
@@ -442,8 +451,10 @@ type ClaimedDelivery struct {
 	Attempts      int   // attempts recorded before this one: what the backoff counts
 	Claim         int64 // the claim this attempt holds; a record for an older claim settles nothing
 	URL           string
-	ContentType   string
-	Body          []byte
+	PayloadType   string
+	Fields        []PayloadField
+	BodyLimit     int        // the delivery's share of its message's payload budget (PayloadShare)
+	Merge         *MergeData // the message, its account and the contact
 	Headers       map[string]string
 	BasicUser     string
 	BasicPass     string
@@ -452,12 +463,14 @@ type ClaimedDelivery struct {
 
 // DeliveryOutcome is the result of one attempt of a claimed delivery.
 type DeliveryOutcome struct {
-	Delivery      *ClaimedDelivery
-	At            time.Time
-	HTTPStatus    int // 0 without a response
-	Duration      time.Duration
-	Error         string
-	Excerpt       string
+	Delivery   *ClaimedDelivery
+	At         time.Time
+	HTTPStatus int // 0 without a response
+	Duration   time.Duration
+	Error      string
+	Excerpt    string
+	// Warnings are the rendering's (RenderPayloadWithin): they replace the delivery's.
+	Warnings      []string
 	Status        string    // DispatchDelivered, DispatchFailed, or DispatchPending to retry at RetryAt
 	RetryAt       time.Time // with DispatchPending
 	DisableMethod string    // non-empty: disable the method with this reason (410 Gone)

@@ -91,13 +91,24 @@ func (d *Dispatcher) Tick(ctx context.Context) (int, error) {
 
 // send makes one attempt and decides what follows; nil means it was cut off by a cancel
 // before the endpoint answered.
+//
+// The body is rendered here, for this attempt only, within the delivery's share of its
+// message's budget: bodies are never stored, so a message whose deliveries wait for their
+// retries holds no more of the database than their rows.
 func (d *Dispatcher) send(ctx context.Context, c *answerdesk.ClaimedDelivery) *answerdesk.DeliveryOutcome {
-	res := d.Client.Send(ctx, &Webhook{ID: c.UUID, URL: c.URL, ContentType: c.ContentType, Body: c.Body, Headers: c.Headers,
+	body, contentType, warnings, err := answerdesk.RenderPayloadWithin(c.PayloadType, c.Fields, c.Merge, c.BodyLimit)
+	if err != nil {
+		// A payload type the method was validated against cannot fail; this one cannot be sent.
+		d.Logger.Error("dispatch: render", "delivery", c.UUID, "err", err)
+		return &answerdesk.DeliveryOutcome{Delivery: c, At: d.Now(), Status: answerdesk.DispatchFailed, Error: "not sent: the body could not be rendered"}
+	}
+	res := d.Client.Send(ctx, &Webhook{ID: c.UUID, URL: c.URL, ContentType: contentType, Body: body, Headers: c.Headers,
 		BasicUser: c.BasicUser, BasicPass: c.BasicPass, SigningSecret: c.SigningSecret})
 	if res.Err != nil && res.StatusCode == 0 && ctx.Err() != nil {
 		return nil
 	}
-	o := &answerdesk.DeliveryOutcome{Delivery: c, At: d.Now(), HTTPStatus: res.StatusCode, Duration: res.Duration, Excerpt: res.Excerpt}
+	o := &answerdesk.DeliveryOutcome{Delivery: c, At: d.Now(), HTTPStatus: res.StatusCode, Duration: res.Duration, Excerpt: res.Excerpt,
+		Warnings: warnings}
 	if res.Err != nil {
 		// The customer sees the summary; the error itself may name the service's resolver and
 		// the addresses it resolved, so it goes to the operator's log only.

@@ -45,7 +45,7 @@ type Webhook struct {
 type WebhookResult struct {
 	StatusCode int // 0 when no response arrived
 	Duration   time.Duration
-	Excerpt    string // the first 1 KiB of the response body, as valid UTF-8
+	Excerpt    string // the first answerdesk.MaxAttemptExcerptBytes of the response body, as valid UTF-8
 	// RetryAfter is the response's Retry-After (delay-seconds or an HTTP-date relative to the
 	// client's Now), capped at 24 h; 0 when absent, invalid or in the past.
 	RetryAfter time.Duration
@@ -81,7 +81,7 @@ const (
 	// DefaultWebhookTimeout bounds one attempt, from dialling to the response excerpt (§2).
 	DefaultWebhookTimeout = 10 * time.Second
 	// webhookExcerptSize is how much of a response body is kept on the attempt.
-	webhookExcerptSize = 1 << 10
+	webhookExcerptSize = answerdesk.MaxAttemptExcerptBytes
 	// webhookDrainSize is how much more of a response body is read so that the connection
 	// can go back to the pool; a longer body closes the connection instead.
 	webhookDrainSize = 64 << 10

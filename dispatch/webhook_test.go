@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/answerdesk/answerdesk"
 )
 
 // errWebhookTestNoTraffic is what the tests' dial Control returns for a non-loopback address
@@ -323,8 +325,8 @@ func TestWebhookRetryAfter(t *testing.T) {
 }
 
 func TestWebhookExcerptAndConnectionReuse(t *testing.T) {
-	// 1023 ASCII bytes then "é" straddles the 1 KiB cut; then a long tail to drain.
-	body := strings.Repeat("a", 1023) + "é" + strings.Repeat("b", 20<<10)
+	// 255 ASCII bytes then "é" straddles the 256-byte cut; then a long tail to drain.
+	body := strings.Repeat("a", answerdesk.MaxAttemptExcerptBytes-1) + "é" + strings.Repeat("b", 20<<10)
 	f := &webhookReceiver{respond: func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, body)
@@ -344,7 +346,7 @@ func TestWebhookExcerptAndConnectionReuse(t *testing.T) {
 		if r.StatusCode != 400 || r.Outcome() != WebhookFailed {
 			t.Fatalf("%+v", r)
 		}
-		if r.Excerpt != strings.Repeat("a", 1023) || !utf8.ValidString(r.Excerpt) {
+		if r.Excerpt != strings.Repeat("a", answerdesk.MaxAttemptExcerptBytes-1) || !utf8.ValidString(r.Excerpt) {
 			t.Fatalf("excerpt %d bytes %q…", len(r.Excerpt), r.Excerpt[len(r.Excerpt)-5:])
 		}
 	}

@@ -92,10 +92,15 @@ func (s *DispatchService) CreateOnCallContact(ctx context.Context, c *answerdesk
 				secret = box.Seal(m.SigningSecret)
 			}
 			namesJSON, _ := json.Marshal(names)
+			warnings := answerdesk.MethodWarnings(m.Data)
+			if warnings == nil {
+				warnings = []string{}
+			}
+			warningsJSON, _ := json.Marshal(warnings)
 			if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_methods (contact_id, type, url, payload_type, data,
-				basic_username, basic_password_sealed, headers_sealed, header_names, signing_secret_sealed, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Type, m.URL, m.PayloadType, string(data),
-				user, pass, headers, string(namesJSON), secret, now); err != nil {
+				basic_username, basic_password_sealed, headers_sealed, header_names, signing_secret_sealed, warnings, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, m.Type, m.URL, m.PayloadType, string(data),
+				user, pass, headers, string(namesJSON), secret, string(warningsJSON), now); err != nil {
 				return fmt.Errorf("insert delivery method: %w", err)
 			}
 		}

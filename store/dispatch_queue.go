@@ -30,6 +30,11 @@ func (db *DB) startDispatch(ctx context.Context, tx *sql.Tx, m *answerdesk.Messa
 
 // escalateTo delivers m to the first level above `above` that has contacts and schedules
 // the escalation after it. It changes nothing when there is no such level.
+//
+// It queues one delivery row per method of the level, each with its share of the message's
+// payload budget (answerdesk.PayloadShare) and its method's standing warnings; the bodies
+// are rendered by the dispatcher for each attempt. So the message's transaction writes a
+// few hundred bytes per method whatever the templates and the message hold.
 func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, above int, now time.Time, count bool) error {
 	var level int
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(escalation_level), 0) FROM on_call_contacts
@@ -41,57 +46,52 @@ func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message,
 		_, err := tx.ExecContext(ctx, `UPDATE messages SET next_escalation_at = NULL WHERE id = ?`, m.ID)
 		return err
 	}
-	var acctNumber, acctName string
-	if err := tx.QueryRowContext(ctx, `SELECT number, name FROM accounts WHERE id = ?`, m.AccountID).Scan(&acctNumber, &acctName); err != nil {
-		return fmt.Errorf("load account %d: %w", m.AccountID, err)
+	var used int64
+	var methodsToCome int
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(body_limit), 0) FROM dispatch_deliveries WHERE message_id = ?),
+		(SELECT count(*) FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
+		 WHERE c.account_id = ? AND c.escalation_level >= ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL)`,
+		m.ID, m.AccountID, level).Scan(&used, &methodsToCome); err != nil {
+		return fmt.Errorf("find the payload budget of message %d: %w", m.ID, err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.name, d.id, d.url, d.payload_type, d.data
+	share := answerdesk.PayloadShare(used, methodsToCome)
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, d.id, d.url, d.warnings
 		FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
 		WHERE c.account_id = ? AND c.escalation_level = ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL
 		ORDER BY c.id, d.id`, m.AccountID, level)
 	if err != nil {
 		return fmt.Errorf("load level %d contacts: %w", level, err)
 	}
-	type method struct {
-		contactID, methodID      int64
-		name, url, payload, data string
-	}
-	var methods []method
-	var minAfter int
+	nowMS := now.UnixMilli()
+	const cols = 12
+	var values []any
 	for rows.Next() {
-		var x method
-		if err := rows.Scan(&x.contactID, &x.name, &x.methodID, &x.url, &x.payload, &x.data); err != nil {
+		var contactID, methodID int64
+		var url, warnings string
+		if err := rows.Scan(&contactID, &methodID, &url, &warnings); err != nil {
 			rows.Close()
 			return fmt.Errorf("scan delivery method: %w", err)
 		}
-		methods = append(methods, x)
+		values = append(values, uuid.NewString(), m.ID, m.AccountID, contactID, methodID, level, url, share, warnings, nowMS, nowMS, nowMS)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	nowMS := now.UnixMilli()
-	for _, x := range methods {
-		var fields []answerdesk.PayloadField
-		if err := json.Unmarshal([]byte(x.data), &fields); err != nil {
-			return fmt.Errorf("decode data of delivery method %d: %w", x.methodID, err)
-		}
-		body, contentType, warnings, err := answerdesk.RenderPayload(x.payload, fields,
-			&answerdesk.MergeData{Message: m, AccountNumber: acctNumber, AccountName: acctName, ContactName: x.name})
-		if err != nil {
-			return fmt.Errorf("render delivery method %d: %w", x.methodID, err)
-		}
-		if warnings == nil {
-			warnings = []string{}
-		}
-		w, _ := json.Marshal(warnings)
+	// Many rows to a statement: a level may have a thousand methods, and on PostgreSQL each
+	// statement is a round trip inside the message's transaction.
+	const perStatement = 100
+	for len(values) > 0 {
+		n := min(len(values)/cols, perStatement)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_deliveries (uuid, message_id, account_id, contact_id, method_id,
-			escalation_level, url, content_type, body, warnings, status, next_attempt_at, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`, uuid.NewString(), m.ID, m.AccountID, x.contactID, x.methodID,
-			level, x.url, contentType, body, string(w), nowMS, nowMS, nowMS); err != nil {
-			return fmt.Errorf("enqueue delivery: %w", err)
+			escalation_level, url, body_limit, warnings, next_attempt_at, created_at, updated_at, status)
+			VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending'), ", n), ", "),
+			values[:n*cols]...); err != nil {
+			return fmt.Errorf("enqueue deliveries: %w", err)
 		}
+		values = values[n*cols:]
 	}
+	var minAfter int
 	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
 	var next *int64
 	var further int
@@ -177,9 +177,10 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.uuid, d.message_id, d.method_id,
 			(SELECT count(*) FROM dispatch_attempts a WHERE a.delivery_id = d.id AND a.id > coalesce(d.replayed_after, 0)),
-			d.attempts + 1, d.url, d.content_type, d.body,
+			d.attempts + 1, d.url, m.payload_type, m.data, d.body_limit, c.name, acct.number, acct.name,
 			coalesce(m.basic_username, ''), coalesce(m.basic_password_sealed, ''), coalesce(m.headers_sealed, ''), coalesce(m.signing_secret_sealed, '')
 			FROM dispatch_deliveries d JOIN delivery_methods m ON m.id = d.method_id
+			JOIN on_call_contacts c ON c.id = d.contact_id JOIN accounts acct ON acct.id = d.account_id
 			WHERE d.status IN ('pending', 'sending') AND d.next_attempt_at <= ? AND (d.status = 'pending' OR d.lease_until <= ?)
 			ORDER BY d.next_attempt_at LIMIT ?`+s.db.d.claim("d"), nowMS, nowMS, limit)
 		if err != nil {
@@ -192,12 +193,16 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		}
 		var unreadable []unreadableDelivery
 		for rows.Next() {
-			d := &answerdesk.ClaimedDelivery{}
-			var pass, headers, secret string
-			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.Claim, &d.URL, &d.ContentType, &d.Body,
-				&d.BasicUser, &pass, &headers, &secret); err != nil {
+			d := &answerdesk.ClaimedDelivery{Merge: &answerdesk.MergeData{}}
+			var data, pass, headers, secret string
+			if err := rows.Scan(&d.ID, &d.UUID, &d.MessageID, &d.MethodID, &d.Attempts, &d.Claim, &d.URL, &d.PayloadType, &data, &d.BodyLimit,
+				&d.Merge.ContactName, &d.Merge.AccountNumber, &d.Merge.AccountName, &d.BasicUser, &pass, &headers, &secret); err != nil {
 				rows.Close()
 				return fmt.Errorf("scan delivery: %w", err)
+			}
+			if err := json.Unmarshal([]byte(data), &d.Fields); err != nil {
+				rows.Close()
+				return fmt.Errorf("decode data of delivery method %d: %w", d.MethodID, err)
 			}
 			open := func(sealed string) (string, error) {
 				if sealed == "" {
@@ -239,6 +244,19 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		if err := rows.Err(); err != nil || len(ids) == 0 {
 			return err
 		}
+		// The messages, each once: the merge variables resolve against them at every attempt.
+		ms, admin := &MessageService{db: s.db}, &answerdesk.Caller{Admin: true}
+		messages := map[int64]*answerdesk.Message{}
+		for _, d := range out {
+			if messages[d.MessageID] == nil {
+				m, err := ms.find(ctx, tx, admin, strconv.FormatInt(d.MessageID, 10))
+				if err != nil {
+					return fmt.Errorf("load message %d of delivery %d: %w", d.MessageID, d.ID, err)
+				}
+				messages[d.MessageID] = m
+			}
+			d.Merge.Message = messages[d.MessageID]
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1, updated_at = ?
 			WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{now.Add(lease).UnixMilli(), nowMS}, ids...)...)
 		return err
@@ -269,10 +287,10 @@ func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes [
 				status = o.HTTPStatus
 			}
 			if o.Error != "" {
-				errText = truncateUTF8(o.Error, 2000)
+				errText = truncateUTF8(o.Error, answerdesk.MaxAttemptErrorBytes)
 			}
 			if o.Excerpt != "" {
-				excerpt = truncateUTF8(o.Excerpt, 1024)
+				excerpt = truncateUTF8(o.Excerpt, answerdesk.MaxAttemptExcerptBytes)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO dispatch_attempts (delivery_id, at, http_status, duration_ms, error, response_excerpt)
 				VALUES (?, ?, ?, ?, ?, ?)`, d.ID, at, status, o.Duration.Milliseconds(), errText, excerpt); err != nil {
@@ -290,8 +308,16 @@ func (s *DispatchService) RecordDeliveryOutcomes(ctx context.Context, outcomes [
 					status = answerdesk.DispatchFailed // its contact was deleted during the attempt
 				}
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
-				WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, d.ID, d.Claim); err != nil {
+			warnings := o.Warnings
+			if warnings == nil {
+				warnings = []string{}
+			}
+			w, err := json.Marshal(warnings)
+			if err != nil {
+				return fmt.Errorf("encode warnings of delivery %d: %w", d.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?,
+				warnings = ? WHERE id = ? AND status = 'sending' AND attempts = ?`, status, next, at, string(w), d.ID, d.Claim); err != nil {
 				return fmt.Errorf("settle delivery %d: %w", d.ID, err)
 			}
 			if o.Status == answerdesk.DispatchDelivered {

@@ -29,8 +29,8 @@ func TestMigrationHidesRecordedAttemptErrors(t *testing.T) {
 		INSERT INTO on_call_contacts (id, account_id, name, escalation_level, escalate_after_minutes, created_at) VALUES (1, 1, 'C', 1, 15, 0);
 		INSERT INTO delivery_methods (id, contact_id, type, url, payload_type, data, header_names, created_at) VALUES (1, 1, 'external_api', 'https://hooks.example.com/in', 'JSON', '[]', '[]', 0);
 		INSERT INTO messages (id, uuid, account_id, content, status, origin, created_at, updated_at) VALUES (1, 'u', 1, 'x', 'new', 'API', 0, 0);
-		INSERT INTO dispatch_deliveries (id, uuid, message_id, account_id, contact_id, method_id, escalation_level, url, content_type, body, warnings, status, next_attempt_at, created_at, updated_at)
-		VALUES (1, 'd', 1, 1, 1, 1, 1, 'https://hooks.example.com/in', 'application/json', '{}', '[]', 'failed', 0, 0, 0)`); err != nil {
+		INSERT INTO dispatch_deliveries (id, uuid, message_id, account_id, contact_id, method_id, escalation_level, url, warnings, status, next_attempt_at, created_at, updated_at)
+		VALUES (1, 'd', 1, 1, 1, 1, 1, 'https://hooks.example.com/in', '[]', 'failed', 0, 0, 0)`); err != nil {
 			t.Fatal(err)
 		}
 		for i, tc := range tests {
