@@ -53,3 +53,10 @@ var (
 	ErrAudioNotFound      = errors.New("audio store: no such audio")
 	ErrPresignUnsupported = errors.New("audio store: this store cannot presign a link")
 )
+
+// The kinds of audio store, as a recording's row names the one that holds its audio.
+const (
+	AudioStoreDB   = "db"
+	AudioStoreFile = "file"
+	AudioStoreS3   = "s3"
+)

@@ -47,13 +47,15 @@ func (c *Caller) RequireScope(scope string) error {
 	return &Error{Code: EFORBIDDEN, Message: "the credential lacks the scope " + scope, Hint: "authorize again asking for " + scope}
 }
 
-// RequireAnyScope returns an EFORBIDDEN error when the caller's credential grants no scope
-// at all. Methods that show only who the caller is and which accounts they belong to
-// (FindMe, FindAccounts) need no particular scope, but a credential narrowed to nothing
-// gets nothing.
+// RequireAnyScope returns an EFORBIDDEN error when the caller's credential grants none of
+// AllScopes. Methods that show only who the caller is and which accounts they belong to
+// (FindMe, FindAccounts) need no particular scope, but a credential narrowed to nothing,
+// or to handing over recordings (ScopeRecordingsWrite), gets nothing.
 func (c *Caller) RequireAnyScope() error {
-	if len(c.Scopes) > 0 {
-		return nil
+	for _, sc := range c.Scopes {
+		if slices.Contains(AllScopes, sc) {
+			return nil
+		}
 	}
 	return &Error{Code: EFORBIDDEN, Message: "the credential grants no scope", Hint: "authorize again asking for at least one scope"}
 }

@@ -20,6 +20,7 @@ const (
 	ECONFLICT     = "conflict"     // the request conflicts with current state (409)
 	EUNAVAILABLE  = "unavailable"  // a feature or dependency is not available (422 feature_unavailable)
 	ERATELIMITED  = "rate_limited" // too many requests of this kind; RetryAfter says when to retry (429)
+	ETOOLARGE     = "too_large"    // a request's content is over its limit (413 payload_too_large)
 	EINTERNAL     = "internal"     // a bug or an outside failure; details are logged, not shown
 )
 

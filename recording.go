@@ -124,7 +124,7 @@ func (f RecordingFilter) Validate() (RecordingQuery, error) {
 	return q, v.Err()
 }
 
-// Audio is a recording's audio file.
+// Audio is a small audio file held in memory: the demo data's, stored as they are made.
 type Audio struct {
 	RecordingID int64
 	ContentType string
@@ -140,9 +140,9 @@ type CallRecordingService interface {
 	FindCallRecording(ctx context.Context, c *Caller, id string) (*CallRecording, error)
 	// FindMessageCallRecording returns the recording of the message's call.
 	FindMessageCallRecording(ctx context.Context, c *Caller, messageIDOrUUID string) (*CallRecording, error)
-	// RecordingAudio returns the audio of a recording. The caller is authorized by a signed
-	// URL (AudioSigner), so it takes none.
-	RecordingAudio(ctx context.Context, recordingID int64) (*Audio, error)
+	// RecordingAudio returns where the audio of a recording is. The caller is authorized by
+	// a signed URL (AudioSigner), so it takes none.
+	RecordingAudio(ctx context.Context, recordingID int64) (*AudioInfo, error)
 }
 
 // RetentionService removes recording data past its retention.
@@ -150,6 +150,9 @@ type RetentionService interface {
 	// PurgeRecordings deletes audio of recordings started before audioBefore and whole
 	// recordings started before rowsBefore, returning how many of each it removed.
 	PurgeRecordings(ctx context.Context, audioBefore, rowsBefore time.Time) (audio, rows int, err error)
+	// SweepAudio deletes stored audio that no recording names (left by an upload cut off
+	// or a crash), returning how many objects it deleted.
+	SweepAudio(ctx context.Context) (int, error)
 }
 
 // AudioSigner signs and checks the expiring audio URLs of recordings, so the audio can be

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -84,6 +85,22 @@ type Token struct {
 	CreatedAt  Time   `json:"created_at"`
 	LastUsedAt *Time  `json:"last_used_at"`
 	RevokedAt  *Time  `json:"revoked_at"`
+	// Scopes narrow the token (TokenScopes); nil is a full token, with every scope of its user.
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// CheckTokenScopes checks the scopes a token is to be narrowed to: each one of TokenScopes,
+// none twice.
+func CheckTokenScopes(scopes []string) error {
+	for i, sc := range scopes {
+		if !slices.Contains(TokenScopes, sc) {
+			return FieldErr("scope", fmt.Sprintf("%q is not a scope a token can be narrowed to: %s", sc, mustBeOneOf(TokenScopes)))
+		}
+		if slices.Contains(scopes[:i], sc) {
+			return FieldErr("scope", fmt.Sprintf("%q is given twice", sc))
+		}
+	}
+	return nil
 }
 
 // TokenPrefix starts every customer API token.
@@ -113,6 +130,9 @@ func TokenDisplayPrefix(s string) string {
 type TokenService interface {
 	// CreateToken makes a token for the user and returns it with its plain value.
 	CreateToken(ctx context.Context, userID int64, name string) (*Token, string, error)
+	// CreateScopedToken makes a token narrowed to scopes (CheckTokenScopes); no scopes
+	// makes a full token, as CreateToken does.
+	CreateScopedToken(ctx context.Context, userID int64, name string, scopes []string) (*Token, string, error)
 	// ListTokens returns the user's tokens, or every token when userID is 0.
 	ListTokens(ctx context.Context, userID int64) ([]*Token, error)
 	// RevokeToken revokes a token; userID 0 revokes any user's token.

@@ -266,7 +266,7 @@ func TestSeedDeterministic(t *testing.T) {
 		}
 		recs := func(db *store.DB) string {
 			rows, err := db.SQL().Query(`SELECT id, call_id, call_sid, started_at, connection_sec, skill_name, has_audio,
-			(SELECT data FROM recording_audio WHERE recording_id = r.id) FROM call_recordings r ORDER BY id`)
+			(SELECT data FROM audio_chunks c WHERE c.key = r.audio_key) FROM call_recordings r ORDER BY id`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,9 +356,9 @@ func TestSeedRecordings(t *testing.T) {
 			{"duplicate cdr ids", `SELECT count(*) - count(DISTINCT cdr_id) FROM call_recordings`},
 			{"duplicate unique call ids", `SELECT count(*) - count(DISTINCT unique_call_id) FROM call_recordings`},
 			{"recent recordings without audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at >= ? AND
-			(r.has_audio = 0 OR NOT EXISTS (SELECT 1 FROM recording_audio a WHERE a.recording_id = r.id))`},
+			(r.has_audio = 0 OR NOT EXISTS (SELECT 1 FROM audio_objects a WHERE a.key = r.audio_key AND a.complete = 1))`},
 			{"old recordings with audio", `SELECT count(*) FROM call_recordings r WHERE r.started_at < ? AND
-			(r.has_audio = 1 OR EXISTS (SELECT 1 FROM recording_audio a WHERE a.recording_id = r.id))`},
+			(r.has_audio = 1 OR r.audio_key IS NOT NULL)`},
 		} {
 			args := []any{}
 			if c.what == "recent recordings without audio" || c.what == "old recordings with audio" {
@@ -368,14 +368,14 @@ func TestSeedRecordings(t *testing.T) {
 				t.Errorf("%d %s", n, c.what)
 			}
 		}
-		if n := count(t, db, `SELECT count(*) FROM recording_audio`); n < 50 || n > 150 {
+		if n := count(t, db, `SELECT count(*) FROM audio_objects`); n < 50 || n > 150 {
 			t.Errorf("%d recordings have audio, want about half", n)
 		}
 		if n := count(t, db, `SELECT count(DISTINCT skill_name) FROM call_recordings`); n < 4 {
 			t.Errorf("only %d skill names", n)
 		}
 
-		rows, err := db.SQL().Query(`SELECT recording_id, content_type, data FROM recording_audio`)
+		rows, err := db.SQL().Query(`SELECT r.id, r.audio_type, c.data FROM call_recordings r JOIN audio_chunks c ON c.key = r.audio_key`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,7 +399,7 @@ func TestSeedRecordings(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		if n := count(t, db, `SELECT count(*) FROM recording_audio`); len(seen) != n {
+		if n := count(t, db, `SELECT count(*) FROM audio_objects`); len(seen) != n {
 			t.Errorf("%d distinct audio files among %d", len(seen), n)
 		}
 	})

@@ -39,6 +39,13 @@ func (r *Retention) RunOnce(ctx context.Context) error {
 	if audio > 0 || rows > 0 {
 		r.Logger.InfoContext(ctx, "retention", "audio_removed", audio, "recordings_removed", rows)
 	}
+	swept, err := r.Service.SweepAudio(ctx)
+	if err != nil {
+		return err
+	}
+	if swept > 0 {
+		r.Logger.InfoContext(ctx, "retention", "orphaned_audio_removed", swept)
+	}
 	if r.Expired != nil {
 		n, err := r.Expired.PurgeExpired(ctx, now)
 		if err != nil {

@@ -49,6 +49,7 @@ var domainErrors = map[string]errorAnswer{
 	answerdesk.EFORBIDDEN:    {http.StatusForbidden, "forbidden", "Your credentials do not allow this request."},
 	answerdesk.ECONFLICT:     {http.StatusConflict, "conflict", "The resource changed or already exists; fetch it and try again."},
 	answerdesk.ERATELIMITED:  {http.StatusTooManyRequests, codeRateLimited, "Wait for the number of seconds in Retry-After, then retry."},
+	answerdesk.ETOOLARGE:     {http.StatusRequestEntityTooLarge, codePayloadTooLarge, "Send a smaller request body."},
 }
 
 // internalError answers everything that is not a domain error.

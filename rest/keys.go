@@ -143,10 +143,18 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
-	t, plain, err := s.Tokens.CreateToken(r.Context(), sess.UserID, r.PostFormValue("name"))
+	var scopes []string
+	if sc := r.PostFormValue("scope"); sc != "" {
+		scopes = []string{sc}
+	}
+	t, plain, err := s.Tokens.CreateScopedToken(r.Context(), sess.UserID, r.PostFormValue("name"), scopes)
 	if err != nil {
 		if answerdesk.ErrorCode(err) == answerdesk.EINVALID {
-			s.renderKeys(w, r, sess, http.StatusUnprocessableEntity, keysView{Error: "Token name " + fieldMessage(err, "name") + "."})
+			msg := "Token name " + fieldMessage(err, "name") + "."
+			if len(scopes) > 0 && fieldMessage(err, "scope") != "is not valid" {
+				msg = "Access " + fieldMessage(err, "scope") + "."
+			}
+			s.renderKeys(w, r, sess, http.StatusUnprocessableEntity, keysView{Error: msg})
 			return
 		}
 		s.Error(w, r, err)

@@ -133,6 +133,7 @@ var v2Components = []component{
 	{"BlacklistRequest", reflect.TypeFor[blacklistBody]()},
 	{"UserCreateRequest", reflect.TypeFor[answerdesk.UserCreate]()},
 	{"UserUpdateRequest", reflect.TypeFor[answerdesk.UserUpdate]()},
+	{"RecordingIngestRequest", reflect.TypeFor[answerdesk.RecordingIngestRequest]()},
 }
 
 // v2Enums are the enumerations of v2Components' properties that the domain lists.

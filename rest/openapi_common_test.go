@@ -549,8 +549,9 @@ func (c *oaStructure) checkOperation(path string, item map[string]any, method st
 	if method == "post" || method == "put" || method == "patch" {
 		if body, ok := op["requestBody"]; ok || opts.requireRequestBody {
 			b := oaDeref(c.doc, body)
-			if oaObj(oaObj(b, "content"), "application/json")["schema"] == nil {
-				t.Errorf("%s: requestBody has no application/json schema", at)
+			content := oaObj(b, "content")
+			if oaObj(content, "application/json")["schema"] == nil && oaObj(content, "multipart/form-data")["schema"] == nil {
+				t.Errorf("%s: requestBody has no application/json (or multipart/form-data) schema", at)
 			}
 		}
 	}

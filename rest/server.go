@@ -32,6 +32,15 @@ type Server struct {
 	// Admin provisions accounts and users (admin callers only).
 	Admin  answerdesk.AdminService
 	Signer *answerdesk.AudioSigner
+	// Ingest takes recordings from the phone system (POST /api/v2/call-recordings), with
+	// audio up to MaxAudioBytes (default answerdesk.DefaultMaxAudioBytes).
+	Ingest        answerdesk.RecordingIngestService
+	MaxAudioBytes int64
+	// AudioStores returns the audio store of a kind that recordings name (nil when this
+	// server cannot reach it); AudioRedirect answers an audio link with a redirect to the
+	// store's own presigned link where the store can make one.
+	AudioStores   func(kind string) answerdesk.AudioStore
+	AudioRedirect bool
 	// Site is the content served as pages and by the public API; nil serves neither.
 	Site *content.Site
 	// Public configures the public API (rate limit, proxies, deprecation).

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -36,7 +38,7 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 	// Two inserts that read nothing: READ COMMITTED, as a message create (the account's data
 	// version row they bump is bumped by every message write too).
 	return db.txReadCommitted(ctx, func(tx *sql.Tx) error {
-		if err := insertCallRecording(ctx, tx, r); err != nil {
+		if err := insertCallRecording(ctx, tx, r, 0, nil); err != nil {
 			return err
 		}
 		if audio == nil {
@@ -46,8 +48,10 @@ func (db *DB) CreateCallRecording(ctx context.Context, r *answerdesk.CallRecordi
 	})
 }
 
-// insertCallRecording inserts r, with has_audio from r.HasAudio, and fills in r.ID.
-func insertCallRecording(ctx context.Context, tx *sql.Tx, r *answerdesk.CallRecording) error {
+// insertCallRecording inserts r, with has_audio from r.HasAudio, and fills in r.ID;
+// messageID (0: none) links it to the message its call produced, and audio, when not nil,
+// names audio already stored.
+func insertCallRecording(ctx context.Context, tx *sql.Tx, r *answerdesk.CallRecording, messageID int64, audio *answerdesk.AudioInfo) error {
 	d := &r.CDR
 	ms := func(t *answerdesk.Time) any {
 		if t == nil {
@@ -55,28 +59,46 @@ func insertCallRecording(ctx context.Context, tx *sql.Tx, r *answerdesk.CallReco
 		}
 		return t.UnixMilli()
 	}
+	var a struct {
+		store, key, contentType, size, sha256 any
+	}
+	if audio != nil {
+		a.store, a.key, a.contentType, a.size, a.sha256 = audio.Store, audio.Key, audio.ContentType, audio.Size, audio.SHA256
+	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO call_recordings (account_id, call_id, call_sid, did_number,
 		from_number, agent_username, started_at, has_audio, cdr_id, unique_call_id, agent_id, original_call_id,
 		call_type, start_client, end_client, callerid, number_dialed, did, agent_name, skill_name, skill_id,
 		who_hung_up, connection_sec, ivr_sec, wait_sec, talk_sec, hold_sec, transfer_sec, wrap_sec,
 		conference_sec, conference_talk_sec, start_time, agent_answer_time, end_time, hang_up_time,
-		call_created_at, is_orphaned) VALUES (`+placeholders(37)+`) RETURNING id`,
+		call_created_at, is_orphaned, message_id, audio_store, audio_key, audio_type, audio_size, audio_sha256)
+		VALUES (`+placeholders(43)+`) RETURNING id`,
 		r.AccountID, r.CallID, r.CallSID, r.DIDNumber, r.From, r.AgentUsername, r.StartedAt.UnixMilli(), r.HasAudio,
 		d.ID, d.UniqueCallID, d.AgentID, d.OriginalCallID, d.CallType, d.StartClient, d.EndClient, d.CallerID,
 		d.NumberDialed, d.DID, d.AgentName, d.SkillName, d.SkillID, d.WhoHungUp, d.ConnectionSec, d.IVRSec,
 		d.WaitSec, d.TalkSec, d.HoldSec, d.TransferSec, d.WrapSec, d.ConferenceSec, d.ConferenceTalkSec,
-		d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned).Scan(&r.ID)
+		d.StartTime.UnixMilli(), ms(d.AgentAnswerTime), ms(d.EndTime), ms(d.HangUpTime), d.CallCreatedAt.UnixMilli(), d.IsOrphaned,
+		nullID(messageID), a.store, a.key, a.contentType, a.size, a.sha256).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("insert call recording: %w", err)
 	}
 	return nil
 }
 
-// insertAudio stores the audio of a recording.
+// insertAudio stores the audio of a recording (the demo's and CreateCallRecording's, whole
+// in memory and small) in the database's audio store, as one object of one chunk, and
+// names it on the recording's row.
 func insertAudio(ctx context.Context, tx *sql.Tx, recordingID int64, contentType string, data []byte, created int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO recording_audio (recording_id, content_type, data, created_at) VALUES (?, ?, ?, ?)`,
-		recordingID, contentType, data, created)
-	if err != nil {
+	key := fmt.Sprintf("recordings/db/%d", recordingID)
+	sum := sha256.Sum256(data)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audio_objects (key, size, sha256, complete, created_at) VALUES (?, ?, ?, 1, ?)`,
+		key, len(data), hex.EncodeToString(sum[:]), created); err != nil {
+		return fmt.Errorf("insert audio of recording %d: %w", recordingID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO audio_chunks (key, seq, offset_, data) VALUES (?, 0, 0, ?)`, key, data); err != nil {
+		return fmt.Errorf("insert audio of recording %d: %w", recordingID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE call_recordings SET audio_store = ?, audio_key = ?, audio_type = ?, audio_size = ?,
+		audio_sha256 = ? WHERE id = ?`, answerdesk.AudioStoreDB, key, contentType, len(data), hex.EncodeToString(sum[:]), recordingID); err != nil {
 		return fmt.Errorf("insert audio of recording %d: %w", recordingID, err)
 	}
 	return nil
@@ -260,4 +282,12 @@ func (s *AccountService) FindMe(ctx context.Context, c *answerdesk.Caller) (*ans
 		return nil, fmt.Errorf("list accounts of user %d: %w", c.UserID, err)
 	}
 	return me, nil
+}
+
+// nullID is id, or NULL for 0.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }

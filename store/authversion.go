@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -25,7 +26,7 @@ func (s *TokenService) AuthenticateTokenVersion(ctx context.Context, plain strin
 // request; with the data version of the user's accounts (every account for an admin, as
 // visibility has it) when asked.
 const (
-	tokenQueryHead = `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, u.id, u.email, u.admin,
+	tokenQueryHead = `SELECT t.id, t.hash, t.last_used_at, t.revoked_at, t.scopes, u.id, u.email, u.admin,
 			(SELECT group_concat(account_id) FROM memberships WHERE user_id = u.id)`
 	tokenQueryVersion = `,
 			CASE WHEN u.admin <> 0 THEN (SELECT coalesce(sum(version), 0) FROM data_versions)
@@ -67,9 +68,10 @@ func (s *TokenService) authenticate(ctx context.Context, plain string, withVersi
 		lastUsed  *int64
 		revokedAt *int64
 		accounts  *string
+		scopes    *string
 		version   int64
 	)
-	dest := []any{&c.TokenID, &stored, &lastUsed, &revokedAt, &c.UserID, &c.Email, &c.Admin, &accounts}
+	dest := []any{&c.TokenID, &stored, &lastUsed, &revokedAt, &scopes, &c.UserID, &c.Email, &c.Admin, &accounts}
 	query := tokenQueryHead + tokenQueryTail
 	if withVersion {
 		query = tokenQueryHead + tokenQueryVersion + tokenQueryTail
@@ -89,6 +91,11 @@ func (s *TokenService) authenticate(ctx context.Context, plain string, withVersi
 		return nil, 0, err
 	}
 	c.Scopes = answerdesk.AllScopes
+	if scopes != nil {
+		// A narrowed token has its scopes and no more: not even its user's admin rights,
+		// so that a phone system's credential can never provision anything.
+		c.Scopes, c.Admin = strings.Fields(*scopes), false
+	}
 	now := s.db.now()
 	if lastUsed == nil || now.Sub(time.UnixMilli(*lastUsed)) >= lastUsedGranularity {
 		if _, err := s.db.write.ExecContext(ctx, `UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, now.UnixMilli(), c.TokenID); err != nil {

@@ -181,7 +181,7 @@ func (b *Bulk) InsertMessages(ctx context.Context, rows []*MessageRow) error {
 // the two cannot disagree.
 func (b *Bulk) InsertCallRecording(ctx context.Context, r *answerdesk.CallRecording, audio func(id int64) *answerdesk.Audio) error {
 	r.HasAudio = audio != nil
-	if err := insertCallRecording(ctx, b.tx, r); err != nil {
+	if err := insertCallRecording(ctx, b.tx, r, 0, nil); err != nil {
 		return err
 	}
 	if audio == nil {

@@ -11,21 +11,54 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// RecordingService implements answerdesk.CallRecordingService and RetentionService.
+// RecordingService implements answerdesk.CallRecordingService, RecordingIngestService and
+// RetentionService.
 type RecordingService struct {
 	db     *DB
 	signer *answerdesk.AudioSigner
+
+	// Audio is the store new audio goes to, of kind AudioKind; nil (or AudioKind "db") is
+	// the database's own. Audio already stored stays where its row says, and is read from
+	// there (Audios).
+	Audio     answerdesk.AudioStore
+	AudioKind string
+	// MaxAudioBytes bounds an ingested audio file (default answerdesk.DefaultMaxAudioBytes).
+	MaxAudioBytes int64
+	// Now is the clock of the orphan sweep (default time.Now).
+	Now func() time.Time
 }
 
 // NewRecordingService returns the recording service over db; signer makes the audio URLs.
+// New audio goes to the database until Audio is set.
 func NewRecordingService(db *DB, signer *answerdesk.AudioSigner) *RecordingService {
 	return &RecordingService{db: db, signer: signer}
 }
 
 var (
-	_ answerdesk.CallRecordingService = (*RecordingService)(nil)
-	_ answerdesk.RetentionService     = (*RecordingService)(nil)
+	_ answerdesk.CallRecordingService   = (*RecordingService)(nil)
+	_ answerdesk.RecordingIngestService = (*RecordingService)(nil)
+	_ answerdesk.RetentionService       = (*RecordingService)(nil)
 )
+
+// newAudio returns the store new audio goes to, and its kind.
+func (s *RecordingService) newAudio() (answerdesk.AudioStore, string) {
+	if s.Audio == nil || s.AudioKind == "" || s.AudioKind == answerdesk.AudioStoreDB {
+		return NewAudioStore(s.db), answerdesk.AudioStoreDB
+	}
+	return s.Audio, s.AudioKind
+}
+
+// AudioStore returns the store of the given kind: the database's own, or the configured
+// one; nil when audio of that kind cannot be reached with this configuration.
+func (s *RecordingService) AudioStore(kind string) answerdesk.AudioStore {
+	if kind == answerdesk.AudioStoreDB {
+		return NewAudioStore(s.db)
+	}
+	if s.Audio != nil && kind == s.AudioKind {
+		return s.Audio
+	}
+	return nil
+}
 
 const recordingColumns = `r.id, r.account_id, a.number, r.call_id, r.call_sid, r.did_number, r.from_number,
 	r.agent_username, r.started_at, r.has_audio, r.cdr_id, r.unique_call_id, r.agent_id, r.original_call_id,
@@ -161,11 +194,14 @@ func (s *RecordingService) FindMessageCallRecording(ctx context.Context, c *answ
 		return nil, err
 	}
 	notFound := answerdesk.Errorf(answerdesk.ENOTFOUND, "message %s has no call recording", messageID)
-	if m.CallID == nil {
-		return nil, notFound
+	// The recording the phone system linked to the message, else the one of its call.
+	var callID any
+	if m.CallID != nil {
+		callID = *m.CallID
 	}
 	r, err := s.scan(s.db.rd.QueryRowContext(ctx, `SELECT `+recordingColumns+recordingFrom+`
-		WHERE r.call_id = ? AND r.account_id = ? ORDER BY r.id LIMIT 1`, *m.CallID, m.AccountID))
+		WHERE r.account_id = ? AND (r.message_id = ? OR r.call_id = ?)
+		ORDER BY CASE WHEN r.message_id = ? THEN 0 ELSE 1 END, r.id LIMIT 1`, m.AccountID, m.ID, callID, m.ID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound
 	}
@@ -175,48 +211,140 @@ func (s *RecordingService) FindMessageCallRecording(ctx context.Context, c *answ
 	return r, nil
 }
 
-// RecordingAudio returns the audio of a recording, or ENOTFOUND once it is past retention.
-func (s *RecordingService) RecordingAudio(ctx context.Context, recordingID int64) (*answerdesk.Audio, error) {
-	a := answerdesk.Audio{RecordingID: recordingID}
-	var created int64
-	err := s.db.rd.QueryRowContext(ctx, `SELECT content_type, data, created_at FROM recording_audio WHERE recording_id = ?`, recordingID).
-		Scan(&a.ContentType, &a.Data, &created)
+// RecordingAudio returns where the audio of a recording is, or ENOTFOUND once it is past
+// retention (or was never recorded).
+func (s *RecordingService) RecordingAudio(ctx context.Context, recordingID int64) (*answerdesk.AudioInfo, error) {
+	a := answerdesk.AudioInfo{RecordingID: recordingID}
+	var started int64
+	var sha *string
+	err := s.db.rd.QueryRowContext(ctx, `SELECT audio_store, audio_key, audio_type, audio_size, audio_sha256, started_at
+		FROM call_recordings WHERE id = ? AND has_audio = 1 AND audio_key IS NOT NULL`, recordingID).
+		Scan(&a.Store, &a.Key, &a.ContentType, &a.Size, &sha, &started)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "recording %d has no audio", recordingID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load audio of recording %d: %w", recordingID, err)
 	}
-	a.ModTime = time.UnixMilli(created).UTC()
+	if sha != nil {
+		a.SHA256 = *sha
+	}
+	a.ModTime = time.UnixMilli(started).UTC()
 	return &a, nil
 }
 
 // PurgeRecordings deletes audio of recordings started before audioBefore and whole
-// recordings started before rowsBefore.
+// recordings started before rowsBefore; audio counts the recordings that lost their audio
+// and stay. The rows go first: audio in another store is
+// deleted once no row names it, so a crash in between leaves an object no row names,
+// which SweepAudio removes, and never a row naming an object that is gone.
 func (s *RecordingService) PurgeRecordings(ctx context.Context, audioBefore, rowsBefore time.Time) (audio, rows int, err error) {
+	type object struct{ store, key string }
+	var gone []object
 	// READ COMMITTED on PostgreSQL: each statement is self-contained and safe to repeat (a
 	// second replica purging at once deletes nothing more), and every row it changes bumps its
 	// account's data version, which message writes bump all the time; under SERIALIZABLE the
 	// purge lost to them until its retries ran out, and old audio stayed.
 	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
+		gone = gone[:0]
+		q, err := tx.QueryContext(ctx, `SELECT audio_store, audio_key FROM call_recordings
+			WHERE audio_key IS NOT NULL AND (started_at < ? OR started_at < ?)`, audioBefore.UnixMilli(), rowsBefore.UnixMilli())
+		if err != nil {
+			return fmt.Errorf("find old audio: %w", err)
+		}
+		for q.Next() {
+			var o object
+			if err := q.Scan(&o.store, &o.key); err != nil {
+				q.Close()
+				return fmt.Errorf("find old audio: %w", err)
+			}
+			gone = append(gone, o)
+		}
+		q.Close()
+		if err := q.Err(); err != nil {
+			return fmt.Errorf("find old audio: %w", err)
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM call_recordings WHERE started_at < ?`, rowsBefore.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("delete old recordings: %w", err)
 		}
 		n, _ := res.RowsAffected()
 		rows = int(n)
-		res, err = tx.ExecContext(ctx, `DELETE FROM recording_audio WHERE recording_id IN (
-			SELECT id FROM call_recordings WHERE started_at < ? AND has_audio = 1)`, audioBefore.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("delete old audio: %w", err)
-		}
-		n, _ = res.RowsAffected()
-		audio = int(n)
-		_, err = tx.ExecContext(ctx, `UPDATE call_recordings SET has_audio = 0 WHERE started_at < ? AND has_audio = 1`, audioBefore.UnixMilli())
+		res, err = tx.ExecContext(ctx, `UPDATE call_recordings SET has_audio = 0, audio_store = NULL, audio_key = NULL, audio_type = NULL,
+			audio_size = NULL, audio_sha256 = NULL WHERE started_at < ? AND audio_key IS NOT NULL`, audioBefore.UnixMilli())
 		if err != nil {
 			return fmt.Errorf("mark audio removed: %w", err)
 		}
+		n, _ = res.RowsAffected()
+		audio = int(n)
+		// The database's own objects go in the same transaction.
+		for _, o := range gone {
+			if o.store == answerdesk.AudioStoreDB {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM audio_objects WHERE key = ?`, o.key); err != nil {
+					return fmt.Errorf("delete audio %s: %w", o.key, err)
+				}
+			}
+		}
 		return nil
 	})
-	return audio, rows, err
+	if err != nil {
+		return 0, 0, err
+	}
+	var errs []error
+	for _, o := range gone { // the rows that named them are gone: these are orphans now
+		if o.store == answerdesk.AudioStoreDB {
+			continue
+		}
+		if st := s.AudioStore(o.store); st != nil {
+			if err := st.Delete(ctx, o.key); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return audio, rows, errors.Join(errs...)
+}
+
+// AudioSweepGrace is how old an object no recording names must be before SweepAudio
+// deletes it: an upload in progress is stored before its row is written.
+const AudioSweepGrace = time.Hour
+
+// SweepAudio deletes the objects of the configured store (and the database's own) that no
+// recording names and that are older than AudioSweepGrace: those of an upload cut off, a
+// crash between storing and recording, or a purge whose deletion failed. It returns how
+// many it deleted.
+func (s *RecordingService) SweepAudio(ctx context.Context) (int, error) {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	stores := []string{answerdesk.AudioStoreDB}
+	if _, kind := s.newAudio(); kind != answerdesk.AudioStoreDB {
+		stores = append(stores, kind)
+	}
+	deleted := 0
+	for _, kind := range stores {
+		st := s.AudioStore(kind)
+		err := st.List(ctx, func(o answerdesk.AudioObjectInfo) error {
+			if now().Sub(o.ModTime) < AudioSweepGrace {
+				return nil
+			}
+			var named bool
+			if err := s.db.rd.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM call_recordings WHERE audio_store = ? AND audio_key = ?)`,
+				kind, o.Key).Scan(&named); err != nil {
+				return fmt.Errorf("sweep audio %s: %w", o.Key, err)
+			}
+			if named {
+				return nil
+			}
+			if err := st.Delete(ctx, o.Key); err != nil {
+				return err
+			}
+			deleted++
+			return nil
+		})
+		if err != nil {
+			return deleted, fmt.Errorf("sweep the %s audio store: %w", kind, err)
+		}
+	}
+	return deleted, nil
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestPurgeRecordings(t *testing.T) {
 		ids := make([]int64, len(ages))
 		for i, age := range ages {
 			at := answerdesk.NewTime(now.Add(-age))
-			r := &answerdesk.CallRecording{AccountID: acct.ID, CallID: int64(i + 1), CallSID: "CA1", DIDNumber: "+1", From: "+2", StartedAt: at,
+			r := &answerdesk.CallRecording{AccountID: acct.ID, CallID: int64(i + 1), CallSID: fmt.Sprintf("CA%d", i+1), DIDNumber: "+1", From: "+2", StartedAt: at,
 				CDR: answerdesk.CDR{ID: int64(i + 1), UniqueCallID: int64(i + 1), CallType: "InboundCall", CallerID: "+2", NumberDialed: "+1", DID: "+1", StartTime: at, CallCreatedAt: at}}
 			if err := db.CreateCallRecording(ctx, r, &answerdesk.Audio{ContentType: "audio/wav", Data: []byte("RIFF")}); err != nil {
 				t.Fatal(err)

@@ -158,8 +158,16 @@ func (s *TokenService) ImportToken(ctx context.Context, userID int64, name, plai
 	return err
 }
 
-// createToken stores a token with a given plain value.
-func (s *TokenService) createToken(ctx context.Context, userID int64, name, plain string) (*answerdesk.Token, string, error) {
+// CreateScopedToken makes a token narrowed to scopes.
+func (s *TokenService) CreateScopedToken(ctx context.Context, userID int64, name string, scopes []string) (*answerdesk.Token, string, error) {
+	if err := answerdesk.CheckTokenScopes(scopes); err != nil {
+		return nil, "", err
+	}
+	return s.createToken(ctx, userID, name, answerdesk.NewTokenValue(), scopes...)
+}
+
+// createToken stores a token with a given plain value, narrowed to scopes when any are given.
+func (s *TokenService) createToken(ctx context.Context, userID int64, name, plain string, scopes ...string) (*answerdesk.Token, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "API token"
@@ -172,8 +180,12 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 	}
 	now := s.db.now()
 	t := &answerdesk.Token{UserID: userID, Name: name, Prefix: answerdesk.TokenDisplayPrefix(plain), CreatedAt: answerdesk.NewTime(now)}
-	err := s.db.write.QueryRowContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		userID, name, answerdesk.HashToken(plain), t.Prefix, now.UnixMilli()).Scan(&t.ID)
+	var narrowed any
+	if len(scopes) > 0 {
+		t.Scopes, narrowed = scopes, strings.Join(scopes, " ")
+	}
+	err := s.db.write.QueryRowContext(ctx, `INSERT INTO api_tokens (user_id, name, hash, prefix, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+		userID, name, answerdesk.HashToken(plain), t.Prefix, now.UnixMilli(), narrowed).Scan(&t.ID)
 	if err != nil {
 		if isForeignKey(err) {
 			return nil, "", answerdesk.Errorf(answerdesk.ENOTFOUND, "no user %d", userID)
@@ -185,7 +197,7 @@ func (s *TokenService) createToken(ctx context.Context, userID int64, name, plai
 
 // ListTokens returns the user's tokens (every token when userID is 0), newest first.
 func (s *TokenService) ListTokens(ctx context.Context, userID int64) ([]*answerdesk.Token, error) {
-	rows, err := s.db.rd.QueryContext(ctx, `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.created_at, t.last_used_at, t.revoked_at
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT t.id, t.user_id, u.email, t.name, t.prefix, t.created_at, t.last_used_at, t.revoked_at, t.scopes
 		FROM api_tokens t JOIN users u ON u.id = t.user_id
 		WHERE ? = 0 OR t.user_id = ? ORDER BY t.created_at DESC, t.id DESC`, userID, userID)
 	if err != nil {
@@ -197,8 +209,12 @@ func (s *TokenService) ListTokens(ctx context.Context, userID int64) ([]*answerd
 		var t answerdesk.Token
 		var created int64
 		var used, revoked *int64
-		if err := rows.Scan(&t.ID, &t.UserID, &t.UserEmail, &t.Name, &t.Prefix, &created, &used, &revoked); err != nil {
+		var scopes *string
+		if err := rows.Scan(&t.ID, &t.UserID, &t.UserEmail, &t.Name, &t.Prefix, &created, &used, &revoked, &scopes); err != nil {
 			return nil, fmt.Errorf("scan token: %w", err)
+		}
+		if scopes != nil {
+			t.Scopes = strings.Fields(*scopes)
 		}
 		t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromMS(created), msPtr(used), msPtr(revoked)
 		out = append(out, &t)

@@ -70,16 +70,23 @@ func (c *command) withTokens(ctx context.Context, email string, use func(tokens 
 }
 
 func runTokenCreate(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newDBCommand("token create", "--user EMAIL [--name NAME] [--db FILE]",
-		"Create a customer API token for a user and print it alone on stdout. It is shown once: only its hash is stored.", stdout)
+	c := newDBCommand("token create", "--user EMAIL [--name NAME] [--scope recordings:write] [--db FILE]",
+		"Create a customer API token for a user and print it alone on stdout. It is shown once: only its hash is stored.\n"+
+			"With --scope recordings:write the token may only hand over call recordings (POST /api/v2/call-recordings)\n"+
+			"for the user's accounts: the credential for a phone system, which then can read nothing.", stdout)
 	email := c.fs.String("user", "", "`email` of the token's user (required)")
 	name := c.fs.String("name", "API token", "a `name` to tell the token apart in listings")
+	var scopes stringList
+	c.fs.Var(&scopes, "scope", "narrow the token to this `scope`: recordings:write (repeatable; default: a full token)")
 	c.require("user")
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
+	if err := answerdesk.CheckTokenScopes(scopes); err != nil {
+		return usagef("token create: --scope: %s", strings.TrimPrefix(answerdesk.ErrorMessage(err), "invalid parameter scope: "))
+	}
 	return c.withTokens(ctx, *email, func(tokens *store.TokenService, id int64) error {
-		_, plain, err := tokens.CreateToken(ctx, id, *name)
+		_, plain, err := tokens.CreateScopedToken(ctx, id, *name, scopes)
 		if err != nil {
 			return err
 		}
@@ -100,9 +107,13 @@ func runTokenList(ctx context.Context, args []string, _ io.Reader, stdout, _ io.
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tUSER\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
+		fmt.Fprintln(tw, "ID\tUSER\tNAME\tPREFIX\tSCOPES\tCREATED\tLAST USED\tREVOKED")
 		for _, t := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s…\t%s\t%s\t%s\n", t.ID, t.UserEmail, t.Name, t.Prefix, t.CreatedAt, timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
+			scopes := "all"
+			if len(t.Scopes) > 0 {
+				scopes = strings.Join(t.Scopes, ",")
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", t.ID, t.UserEmail, t.Name, t.Prefix, scopes, t.CreatedAt, timeOrDash(t.LastUsedAt), timeOrDash(t.RevokedAt))
 		}
 		return tw.Flush()
 	})

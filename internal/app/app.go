@@ -72,13 +72,21 @@ type Config struct {
 	OAuthAllowPrivate    bool          // client metadata may be fetched from them
 	DispatchLease        time.Duration // default one minute
 	Features             []string      // e.g. answerdesk.FeatureAIOutboundCall
-	AudioRetention       time.Duration // default dispatch.DefaultAudioRetention
-	RecordingRetention   time.Duration // default dispatch.DefaultRecordingRetention
-	LLMURL, LLMModel     string
-	LLMKey               string
-	SMTP                 dispatch.SMTPConfig
-	Twilio               dispatch.TwilioConfig
-	Metrics              rest.MetricsConfig
+	// AudioStore is where new recording audio goes, of kind AudioKind (answerdesk.AudioStoreFile
+	// or AudioStoreS3); nil is the database. MaxAudioBytes bounds an ingested file (default
+	// answerdesk.DefaultMaxAudioBytes); AudioRedirect answers audio links with the store's
+	// presigned links where it can make them.
+	AudioStore         answerdesk.AudioStore
+	AudioKind          string
+	MaxAudioBytes      int64
+	AudioRedirect      bool
+	AudioRetention     time.Duration // default dispatch.DefaultAudioRetention
+	RecordingRetention time.Duration // default dispatch.DefaultRecordingRetention
+	LLMURL, LLMModel   string
+	LLMKey             string
+	SMTP               dispatch.SMTPConfig
+	Twilio             dispatch.TwilioConfig
+	Metrics            rest.MetricsConfig
 }
 
 // Main is the assembled service. Open builds it, Start runs its background workers, Close
@@ -166,6 +174,7 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	m.Signer = &answerdesk.AudioSigner{Key: cfg.Key, BaseURL: cfg.BaseURL, TTL: 15 * time.Minute, Now: now}
 	m.Messages = store.NewMessageService(m.DB)
 	m.Recordings = store.NewRecordingService(m.DB, m.Signer)
+	m.Recordings.Audio, m.Recordings.AudioKind, m.Recordings.MaxAudioBytes, m.Recordings.Now = cfg.AudioStore, cfg.AudioKind, cfg.MaxAudioBytes, now
 	m.ToDos = store.NewToDoService(m.DB)
 	m.ToDos.AIOutboundCall = slices.Contains(cfg.Features, answerdesk.FeatureAIOutboundCall)
 	m.Dispatch = store.NewDispatchService(m.DB)
@@ -205,6 +214,10 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	m.Rest = &rest.Server{
 		Messages:      m.Messages,
 		Recordings:    m.Recordings,
+		Ingest:        m.Recordings,
+		MaxAudioBytes: cfg.MaxAudioBytes,
+		AudioStores:   m.Recordings.AudioStore,
+		AudioRedirect: cfg.AudioRedirect,
 		ToDos:         m.ToDos,
 		Dispatch:      m.Dispatch,
 		Tokens:        m.Tokens,

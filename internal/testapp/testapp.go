@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -298,7 +299,7 @@ func (a *App) CreateCall(t testing.TB, u User, account *answerdesk.Account, at t
 	t.Helper()
 	callID := at.UnixMilli()
 	rec := &answerdesk.CallRecording{
-		AccountID: account.ID, CallID: callID, CallSID: "CA0123456789abcdef0123456789abcdef",
+		AccountID: account.ID, CallID: callID, CallSID: fmt.Sprintf("CA%032x", callID),
 		DIDNumber: "+15550101001", From: "+15555550123", StartedAt: answerdesk.NewTime(at),
 		CDR: answerdesk.CDR{ID: callID, UniqueCallID: callID, CallType: "InboundCall", CallerID: "+15555550123",
 			NumberDialed: "+15550101001", DID: "+15550101001", SkillName: &skill, TalkSec: 60, WaitSec: 5,

@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/answerdesk/answerdesk"
+)
+
+// AudioStore is the audio store inside the database (the embedded default): an object is
+// its chunks of audioChunkSize bytes, each written in a statement of its own, so an upload
+// of any size holds the writer for one chunk at a time and a reader holds one chunk in
+// memory. An object is complete once its last chunk is in and its size and SHA-256 are
+// recorded; Open refuses an incomplete one, and the retention job sweeps those left by an
+// upload cut off or a crash.
+type AudioStore struct {
+	db *DB
+}
+
+// NewAudioStore returns the audio store in db.
+func NewAudioStore(db *DB) *AudioStore { return &AudioStore{db: db} }
+
+var _ answerdesk.AudioStore = (*AudioStore)(nil)
+
+// audioChunkSize is the size of a chunk: large enough that a 100 MiB recording is 100 rows,
+// small enough that 32 concurrent downloads hold 32 MiB.
+const audioChunkSize = 1 << 20
+
+// Put stores what r gives under key, chunk by chunk.
+func (s *AudioStore) Put(ctx context.Context, key string, r io.Reader, max int64) (obj answerdesk.AudioObject, err error) {
+	if err := s.Delete(ctx, key); err != nil {
+		return obj, err
+	}
+	if _, err := s.db.write.ExecContext(ctx, `INSERT INTO audio_objects (key, created_at) VALUES (?, ?)`, key, s.db.now().UnixMilli()); err != nil {
+		return obj, fmt.Errorf("put audio %s: %w", key, err)
+	}
+	defer func() {
+		if err != nil {
+			// Nothing of a failed upload stays: its chunks go with it (ON DELETE CASCADE).
+			if derr := s.Delete(context.WithoutCancel(ctx), key); derr != nil {
+				err = errors.Join(err, derr)
+			}
+		}
+	}()
+	h := sha256.New()
+	buf := make([]byte, audioChunkSize)
+	var size int64
+	for seq := 0; ; seq++ {
+		n, rerr := io.ReadFull(r, buf)
+		if n > 0 {
+			if size+int64(n) > max {
+				return obj, answerdesk.ErrAudioTooLarge
+			}
+			h.Write(buf[:n])
+			if _, err := s.db.write.ExecContext(ctx, `INSERT INTO audio_chunks (key, seq, offset_, data) VALUES (?, ?, ?, ?)`,
+				key, seq, size, buf[:n]); err != nil {
+				return obj, fmt.Errorf("put audio %s chunk %d: %w", key, seq, err)
+			}
+			size += int64(n)
+		}
+		if errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF) {
+			break
+		}
+		if rerr != nil {
+			return obj, fmt.Errorf("put audio %s: read: %w", key, rerr)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return obj, err
+	}
+	obj = answerdesk.AudioObject{Key: key, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}
+	if _, err := s.db.write.ExecContext(ctx, `UPDATE audio_objects SET size = ?, sha256 = ?, complete = 1 WHERE key = ?`,
+		obj.Size, obj.SHA256, key); err != nil {
+		return obj, fmt.Errorf("put audio %s: %w", key, err)
+	}
+	return obj, nil
+}
+
+// Open returns a reader of length bytes of key from offset, which loads one chunk at a time.
+func (s *AudioStore) Open(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	var size int64
+	err := s.db.rd.QueryRowContext(ctx, `SELECT size FROM audio_objects WHERE key = ? AND complete = 1`, key).Scan(&size)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("open audio %s: %w", key, answerdesk.ErrAudioNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open audio %s: %w", key, err)
+	}
+	offset = min(max(offset, 0), size)
+	end := size
+	if length >= 0 {
+		end = min(size, offset+length)
+	}
+	return &chunkReader{ctx: ctx, db: s.db, key: key, pos: offset, end: end}, nil
+}
+
+// chunkReader reads an object's bytes [pos, end) chunk by chunk.
+type chunkReader struct {
+	ctx      context.Context
+	db       *DB
+	key      string
+	pos, end int64
+	chunk    []byte // the loaded chunk's bytes from pos on
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if r.pos >= r.end {
+		return 0, io.EOF
+	}
+	if len(r.chunk) == 0 {
+		var start int64
+		var data []byte
+		err := r.db.rd.QueryRowContext(r.ctx, `SELECT offset_, data FROM audio_chunks WHERE key = ? AND offset_ <= ?
+			ORDER BY offset_ DESC LIMIT 1`, r.key, r.pos).Scan(&start, &data)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && start+int64(len(data)) <= r.pos) {
+			return 0, fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, io.ErrUnexpectedEOF)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)
+		}
+		r.chunk = data[r.pos-start:]
+	}
+	n := copy(p, r.chunk[:min(int64(len(r.chunk)), r.end-r.pos)])
+	r.chunk, r.pos = r.chunk[n:], r.pos+int64(n)
+	return n, nil
+}
+
+func (r *chunkReader) Close() error {
+	r.chunk = nil
+	return nil
+}
+
+// Delete removes key and its chunks.
+func (s *AudioStore) Delete(ctx context.Context, key string) error {
+	if _, err := s.db.write.ExecContext(ctx, `DELETE FROM audio_objects WHERE key = ?`, key); err != nil {
+		return fmt.Errorf("delete audio %s: %w", key, err)
+	}
+	return nil
+}
+
+// List calls fn for every object, complete or not.
+func (s *AudioStore) List(ctx context.Context, fn func(answerdesk.AudioObjectInfo) error) error {
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT key, size, created_at FROM audio_objects ORDER BY key`)
+	if err != nil {
+		return fmt.Errorf("list audio: %w", err)
+	}
+	var objs []answerdesk.AudioObjectInfo
+	for rows.Next() {
+		var o answerdesk.AudioObjectInfo
+		var created int64
+		if err := rows.Scan(&o.Key, &o.Size, &created); err != nil {
+			rows.Close()
+			return fmt.Errorf("list audio: %w", err)
+		}
+		o.ModTime = time.UnixMilli(created).UTC()
+		objs = append(objs, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list audio: %w", err)
+	}
+	// fn runs after the query is done: it may delete, which on SQLite needs the writer.
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PresignGet is not possible: the database serves nothing itself.
+func (s *AudioStore) PresignGet(context.Context, string, string, time.Duration) (string, error) {
+	return "", answerdesk.ErrPresignUnsupported
+}
