@@ -140,6 +140,29 @@ func NewWebhookClient(version string, allowPrivate bool) *WebhookClient {
 	return newWebhookClient(version, webhookGuard(allowPrivate), nil)
 }
 
+// NewFetchClient returns the client that fetches recordings from the phone system's media
+// URLs: the same dial-time guard as deliveries (no private, loopback or metadata address
+// unless allowPrivate), redirects followed (each hop is guarded too, and net/http drops
+// the Authorization header when one leads to another host), and no overall time-out, since
+// a long recording takes a while: the response headers must come within
+// DefaultWebhookTimeout, and the caller's context bounds the rest.
+func NewFetchClient(version string, allowPrivate bool) *http.Client {
+	c := newWebhookClient(version, webhookGuard(allowPrivate), nil)
+	return &http.Client{Transport: &userAgent{next: c.transport, value: c.userAgent}}
+}
+
+// userAgent sets the User-Agent of every request.
+type userAgent struct {
+	next  http.RoundTripper
+	value string
+}
+
+func (u *userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.value)
+	return u.next.RoundTrip(r)
+}
+
 // privatePrefixes are the destinations --dispatch-allow-private lets through: loopback and
 // private networks, where a test receiver or a service on one's own network listens.
 var privatePrefixes = struct{ v4, v6 []netip.Prefix }{

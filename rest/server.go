@@ -41,6 +41,8 @@ type Server struct {
 	// store's own presigned link where the store can make one.
 	AudioStores   func(kind string) answerdesk.AudioStore
 	AudioRedirect bool
+	// Twilio serves the recording callback of Twilio (with an auth token).
+	Twilio TwilioHooks
 	// Site is the content served as pages and by the public API; nil serves neither.
 	Site *content.Site
 	// Public configures the public API (rate limit, proxies, deprecation).
@@ -131,6 +133,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Session != nil {
 		s.keysRoutes(r)
+	}
+	if s.Twilio.AuthToken != "" && s.Twilio.Fetches != nil {
+		s.hookRoutes(r)
 	}
 	if s.Sandbox != nil {
 		r.Route("/api/sandbox/v1", s.publicRoutes("api/sandbox/v1", s.Sandbox, s.SandboxSearch, true))

@@ -14,7 +14,7 @@ import (
 // both engines). schema_migrations is each database's own.
 var copyTables = []string{
 	"accounts", "users", "memberships", "phone_numbers", "sending_domains", "email_blacklist",
-	"api_tokens", "messages", "audio_objects", "audio_chunks", "call_recordings",
+	"api_tokens", "messages", "audio_objects", "audio_chunks", "call_recordings", "recording_fetches",
 	"to_dos", "schedules", "to_do_occurrences", "to_do_attempts",
 	"on_call_contacts", "delivery_methods", "dispatch_deliveries", "dispatch_attempts",
 	"batch_jobs", "oauth_clients", "oauth_grants", "oauth_codes", "oauth_tokens", "web_sessions",

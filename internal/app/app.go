@@ -6,6 +6,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -118,6 +120,8 @@ type Main struct {
 	Dispatcher *dispatch.Dispatcher
 	Batches    *dispatch.BatchRunner
 	Retention  *dispatch.Retention
+	// Fetcher fetches the recordings Twilio's callbacks announce; nil without a Twilio auth token.
+	Fetcher *dispatch.RecordingFetcher
 
 	stopWork context.CancelFunc
 	workers  sync.WaitGroup
@@ -236,6 +240,18 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		Now:           cfg.Now,
 		MetricsConfig: cfg.Metrics,
 	}
+	if cfg.Twilio.AuthToken != "" {
+		base := cmp.Or(cfg.Twilio.BaseURL, dispatch.DefaultTwilioBaseURL)
+		u, err := url.Parse(base)
+		if err != nil {
+			return nil, fmt.Errorf("twilio base URL %q: %w", base, err)
+		}
+		fetches := store.NewRecordingFetches(m.DB)
+		m.Fetcher = &dispatch.RecordingFetcher{Queue: fetches, Ingest: m.Recordings,
+			Client:     dispatch.NewFetchClient(cfg.Version, cfg.DispatchAllowPrivate),
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken, Now: now, Logger: logger}
+		m.Rest.Twilio = rest.TwilioHooks{AuthToken: cfg.Twilio.AuthToken, MediaHost: u.Host, Fetches: fetches, OnFetch: m.Fetcher.Wake}
+	}
 	m.OAuth.ClientAddress = m.Rest.ClientAddress // sign-in throttles honour the trusted proxies
 	m.Batches = &dispatch.BatchRunner{Store: m.Jobs, Execute: m.Rest.ExecuteBatch, Logger: logger}
 	m.Retention = &dispatch.Retention{Service: m.Recordings, AudioAge: cfg.AudioRetention, RowAge: cfg.RecordingRetention,
@@ -312,6 +328,9 @@ func (m *Main) Start(ctx context.Context) {
 	m.workers.Go(func() { m.Retention.Run(workCtx) })
 	m.workers.Go(func() { m.Scheduler.Run(workCtx) })
 	m.workers.Go(func() { m.Dispatcher.Run(workCtx) })
+	if m.Fetcher != nil {
+		m.workers.Go(func() { m.Fetcher.Run(workCtx) })
+	}
 	if m.Rest.Jobs != nil {
 		m.workers.Go(func() { m.Batches.Run(workCtx) })
 	}

@@ -49,3 +49,23 @@ DROP TABLE recording_audio;
 -- A token narrowed to some scopes (recordings:write for a phone system, which must read
 -- nothing): a space-separated list. NULL is a full token, with every scope of its user.
 ALTER TABLE api_tokens ADD COLUMN scopes TEXT;
+
+-- Recordings Twilio said are ready (its RecordingStatusCallback), fetched into the audio
+-- store by a worker: durable, retried, once per recording sid.
+CREATE TABLE recording_fetches (
+	id               {{.ID}},
+	account_id       {{.BigInt}} NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+	recording_sid    TEXT NOT NULL UNIQUE,
+	call_sid         TEXT NOT NULL,
+	url              TEXT NOT NULL,
+	started_at       {{.BigInt}} NOT NULL,
+	duration_sec     {{.BigInt}} NOT NULL DEFAULT 0,
+	status           TEXT NOT NULL, -- pending, fetching, done, failed
+	attempts         {{.BigInt}} NOT NULL DEFAULT 0,
+	next_attempt_at  {{.BigInt}} NOT NULL,
+	lease_until      {{.BigInt}},
+	last_error       TEXT,
+	created_at       {{.BigInt}} NOT NULL,
+	updated_at       {{.BigInt}} NOT NULL
+);
+CREATE INDEX recording_fetches_due ON recording_fetches(next_attempt_at) WHERE status IN ('pending', 'fetching');
