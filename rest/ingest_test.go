@@ -357,9 +357,9 @@ func TestLargeRecordingStreams(t *testing.T) {
 type heapWatch struct {
 	gcPercent int
 	start     uint64
-	peak  atomic.Uint64
-	done  chan struct{}
-	wg    sync.WaitGroup
+	peak      atomic.Uint64
+	done      chan struct{}
+	wg        sync.WaitGroup
 }
 
 func startHeapWatch() *heapWatch {
