@@ -135,6 +135,9 @@ func groups() map[string]*group {
 			{"blacklist", "forbid an address as a sending address", accountEdit("blacklist")},
 			{"unblacklist", "lift the blacklisting of an address", accountEdit("unblacklist")},
 		}},
+		"audio": {name: "audio", about: "Recording audio: where it is stored.", subs: []subcommand{
+			{"move", "move every recording's audio to another audio store, verified, resumable", runAudioMove},
+		}},
 		"db": {name: "db", about: "Database operations.", subs: []subcommand{
 			{"backup", "write a consistent copy of the database to a new file, while serve runs", runDBBackup},
 			{"copy", "copy every row into another, empty database (SQLite to PostgreSQL, or back)", runDBCopy},

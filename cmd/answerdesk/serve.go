@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,6 +49,9 @@ type serveConfig struct {
 	signingKeyFile       string
 	audioRetention       time.Duration
 	recordingRetention   time.Duration
+	audioStore           string
+	maxAudioBytes        int64
+	audioRedirect        bool
 	logFormat            string
 	shutdownTimeout      time.Duration
 	contentDir           string
@@ -90,6 +94,9 @@ Production guide: /docs/deployment.`, out)
 	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
+	fs.StringVar(&cfg.audioStore, "audio-store", answerdesk.AudioStoreDB, "where new recording audio goes: db (the database), file:///PATH (a directory; one shared directory for several replicas) or s3://BUCKET/PREFIX?region=R&endpoint=URL&path_style=true (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)")
+	fs.Int64Var(&cfg.maxAudioBytes, "max-audio-bytes", answerdesk.DefaultMaxAudioBytes, "the largest audio file a recording upload may carry")
+	fs.BoolVar(&cfg.audioRedirect, "audio-redirect", false, "answer audio links with a redirect to the S3 store's presigned link, which expires with the link (the audio then never passes through answerdesk)")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
 	fs.StringVar(&cfg.contentDir, "content", "", "directory of site and docs Markdown to serve instead of the embedded content")
@@ -148,7 +155,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	audioStore, audioKind, err := openAudioStore(ctx, cfg.audioStore)
+	if err != nil {
+		return usagef("--audio-store: %v", err)
+	}
 	acfg := app.Config{
+		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
 		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
 		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
 		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
@@ -373,6 +385,9 @@ func (cfg *serveConfig) validate() error {
 	}
 	if _, _, err := net.SplitHostPort(cfg.addr); err != nil {
 		return bad("addr", cfg.addr, "want host:port or :port, e.g. :8080 or 127.0.0.1:8080")
+	}
+	if cfg.maxAudioBytes <= 0 {
+		return bad("max-audio-bytes", strconv.FormatInt(cfg.maxAudioBytes, 10), "want a number of bytes above 0, e.g. 268435456 (256 MiB)")
 	}
 	if cfg.baseURL != "" {
 		u, err := url.Parse(cfg.baseURL)
