@@ -30,7 +30,7 @@ var _ answerdesk.AudioStore = (*AudioStore)(nil)
 
 // audioChunkSize is the size of a chunk: large enough that a 100 MiB recording is 100 rows,
 // small enough that 32 concurrent downloads hold 32 MiB.
-const audioChunkSize = 1 << 20
+const audioChunkSize = 256 << 10
 
 // Put stores what r gives under key, chunk by chunk.
 func (s *AudioStore) Put(ctx context.Context, key string, r io.Reader, max int64) (obj answerdesk.AudioObject, err error) {
@@ -100,13 +100,46 @@ func (s *AudioStore) Open(ctx context.Context, key string, offset, length int64)
 	return &chunkReader{ctx: ctx, db: s.db, key: key, pos: offset, end: end}, nil
 }
 
-// chunkReader reads an object's bytes [pos, end) chunk by chunk.
+// chunkReader reads an object's bytes [pos, end) chunk by chunk, each copied into buf: the
+// driver's copy of a chunk is garbage at once, and the query's connection goes back to
+// the pool before the bytes are passed on (a slow player holds no connection).
 type chunkReader struct {
 	ctx      context.Context
 	db       *DB
 	key      string
 	pos, end int64
-	chunk    []byte // the loaded chunk's bytes from pos on
+	buf      []byte
+	chunk    []byte // the loaded chunk's bytes from pos on, within buf
+}
+
+// load reads the chunk holding pos into buf.
+func (r *chunkReader) load() error {
+	rows, err := r.db.rd.QueryContext(r.ctx, `SELECT offset_, data FROM audio_chunks WHERE key = ? AND offset_ <= ?
+		ORDER BY offset_ DESC LIMIT 1`, r.key, r.pos)
+	if err != nil {
+		return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)
+		}
+		return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, io.ErrUnexpectedEOF)
+	}
+	var start int64
+	var data sql.RawBytes // the driver's bytes, not copied again by Scan
+	if err := rows.Scan(&start, &data); err != nil {
+		return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)
+	}
+	if start+int64(len(data)) <= r.pos {
+		return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, io.ErrUnexpectedEOF)
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, audioChunkSize)
+	}
+	n := copy(r.buf, data[r.pos-start:])
+	r.chunk = r.buf[:n]
+	return nil
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
@@ -114,17 +147,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if len(r.chunk) == 0 {
-		var start int64
-		var data []byte
-		err := r.db.rd.QueryRowContext(r.ctx, `SELECT offset_, data FROM audio_chunks WHERE key = ? AND offset_ <= ?
-			ORDER BY offset_ DESC LIMIT 1`, r.key, r.pos).Scan(&start, &data)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && start+int64(len(data)) <= r.pos) {
-			return 0, fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, io.ErrUnexpectedEOF)
+		if err := r.load(); err != nil {
+			return 0, err
 		}
-		if err != nil {
-			return 0, fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)
-		}
-		r.chunk = data[r.pos-start:]
 	}
 	n := copy(p, r.chunk[:min(int64(len(r.chunk)), r.end-r.pos)])
 	r.chunk, r.pos = r.chunk[n:], r.pos+int64(n)
@@ -132,7 +157,7 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 func (r *chunkReader) Close() error {
-	r.chunk = nil
+	r.chunk, r.buf = nil, nil
 	return nil
 }
 
