@@ -307,9 +307,10 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("db backup", "--to FILE [--db FILE]",
 		"Write a consistent copy of the database to a new file (SQLite VACUUM INTO), safe while serve\n"+
-			"runs, and check it. To restore, stop serve and copy the backup over the database file\n"+
-			"(removing any -wal and -shm files beside it).", stdout)
-	to := c.fs.String("to", "", "the backup `file` to create (must not exist)")
+			"runs, and check it. The copy is written with mode 0600 in a private directory beside FILE and\n"+
+			"appears at FILE only once checked. To restore, stop serve and copy the backup over the\n"+
+			"database file (removing any -wal and -shm files beside it).", stdout)
+	to := c.fs.String("to", "", "the backup `file` to create (must not exist; a symlink there is refused, never followed)")
 	c.require("to")
 	if _, err := c.parse(args); err != nil {
 		return err
