@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -87,7 +89,7 @@ Production guide: /docs/deployment.`, out)
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
 	fs.StringVar(&cfg.pprofAddr, "pprof-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (off when empty; for measuring, never public)")
-	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets, readable by its owner only (chmod 600); every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
@@ -341,26 +343,68 @@ func signingKey(cfg serveConfig) (key []byte, source string, err error) {
 	return key, keyFile, err
 }
 
-// loadOrCreateKey reads the signing key file, creating it with 32 random bytes and mode
-// 0600 on first start.
+// loadOrCreateKey reads the signing key file, or creates it when there is none. A key file
+// that group or others may read or change is refused (exit 2), as ssh refuses such a
+// private key: whoever reads the key can forge audio links and MCP session ids and open
+// the stored webhook credentials (docs: security, "Backups and the signing key").
 func loadOrCreateKey(path string) ([]byte, error) {
-	key, err := os.ReadFile(path)
-	if err == nil {
-		if len(key) < 32 {
-			return nil, fmt.Errorf("signing key %s: want at least 32 bytes, have %d", path, len(key))
-		}
-		return key, nil
+	key, err := readKey(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return createKey(path)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read signing key: %w", err)
+	return key, err
+}
+
+// readKey reads an existing key file and checks its mode and length.
+func readKey(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
 	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
+	}
+	// Windows has no such mode bits (Go reports 0666 for every writable file).
+	if perm := info.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
+		return nil, usagef("serve: signing key file %s has mode %04o: group or others may read or change it, and the key signs links and "+
+			"seals stored secrets; run  chmod 600 %s  (readable by the service's user only) and start again", path, perm, path)
+	}
+	key, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("signing key %s: want at least 32 bytes, have %d", path, len(key))
+	}
+	return key, nil
+}
+
+// createKey makes a key file of 32 random bytes with mode 0600 at path. The key is written
+// to a temporary file (0600 from the start) and hard-linked into place, so a file at path
+// is never overwritten nor a symlink there followed, and replicas that start together on
+// one key file all read the one key that was linked first, complete.
+func createKey(path string) ([]byte, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create signing key directory: %w", err)
 	}
-	if err := os.WriteFile(path, key, 0o600); err != nil {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	tmp, err := os.CreateTemp(dir, ".signing.key-")
+	if err != nil {
 		return nil, fmt.Errorf("write signing key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(key)
+	if err := errors.Join(err, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return nil, fmt.Errorf("write signing key %s: %w", path, err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return readKey(path) // another process made it first
+	} else if err != nil {
+		return nil, fmt.Errorf("write signing key %s: %w", path, err)
 	}
 	return key, nil
 }
