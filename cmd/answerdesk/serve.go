@@ -52,6 +52,7 @@ type serveConfig struct {
 	recordingRetention   time.Duration
 	logFormat            string
 	shutdownTimeout      time.Duration
+	heartbeatInterval    time.Duration
 	contentDir           string
 	llmURL, llmModel     string
 	trustedProxies       stringList
@@ -94,6 +95,7 @@ Production guide: /docs/deployment.`, out)
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
+	fs.DurationVar(&cfg.heartbeatInterval, "heartbeat-interval", 5*time.Second, fmt.Sprintf("how often serve records in the database that it runs (db reset-signing-key refuses while it does; it counts as stopped after %d missed) and checks that the database still records its signing key", store.StaleBeats))
 	fs.StringVar(&cfg.contentDir, "content", "", "directory of site and docs Markdown to serve instead of the embedded content")
 	fs.StringVar(&cfg.llmURL, "llm-url", "", "OpenAI-compatible chat endpoint that composes askQuestion answers (key in ANSWERDESK_LLM_KEY); empty: extractive answers")
 	fs.StringVar(&cfg.llmModel, "llm-model", "", "model name for --llm-url")
@@ -158,7 +160,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
 		SMTP: cfg.smtp, Twilio: cfg.twilio,
-		Metrics: rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+		Metrics:   rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+		Heartbeat: cfg.heartbeatInterval,
 	}
 	if cfg.contentDir != "" {
 		acfg.Content = os.DirFS(cfg.contentDir)
@@ -169,7 +172,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
 			"from a replica that runs, or from where the database was first served, and start again "+
 			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
-			"answerdesk db reset-signing-key lets a new one in", err, keySource)
+			"stop every replica and run answerdesk db reset-signing-key --yes to let a new one in", err, keySource)
 	}
 	if err != nil {
 		return err
@@ -241,10 +244,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
 	_ = logw.Flush() // whoever waits for the server to listen reads this line now
 
+	// stopped is why serve stops other than by a signal: it is drained all the same, and
+	// exits with the error.
+	var stopped error
 	select {
 	case err := <-serveErr:
 		m.Shutdown(context.Background())
 		return fmt.Errorf("serve: %w", err)
+	case err := <-m.Failed():
+		stopped = fmt.Errorf("stopped serving: %w; start it again with the key the database records now, the other replicas' (--signing-key-file or ANSWERDESK_SIGNING_KEY)", err)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: draining requests and work")
@@ -256,10 +264,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	m.Shutdown(shutdownCtx) // the MCP session sweepers, then the workers finish their work in hand
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(stopped, fmt.Errorf("shutdown: %w", err))
 	}
 	logger.Info("stopped")
-	return nil
+	return stopped
 }
 
 // publicConfig is the public API's configuration from the flags (the rate limiter itself is
@@ -450,7 +458,7 @@ func (cfg *serveConfig) validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"dispatch-lease", cfg.dispatchLease}, {"audio-retention", cfg.audioRetention}, {"recording-retention", cfg.recordingRetention}, {"shutdown-timeout", cfg.shutdownTimeout}} {
+	}{{"dispatch-lease", cfg.dispatchLease}, {"audio-retention", cfg.audioRetention}, {"recording-retention", cfg.recordingRetention}, {"shutdown-timeout", cfg.shutdownTimeout}, {"heartbeat-interval", cfg.heartbeatInterval}} {
 		if d.v <= 0 {
 			return bad(d.name, d.v.String(), "want a positive duration such as 30s or 744h")
 		}
