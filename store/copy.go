@@ -11,7 +11,7 @@ import (
 
 // copyTables is every table Copy moves, parents before children so that each row's
 // foreign keys find their targets (TestCopyTablesCoverTheSchema holds it to the schema of
-// both engines). schema_migrations is each database's own.
+// both engines). The tables of ownTables are each database's own.
 var copyTables = []string{
 	"accounts", "users", "memberships", "phone_numbers", "sending_domains", "email_blacklist",
 	"api_tokens", "messages", "audio_objects", "audio_chunks", "call_recordings", "recording_fetches",
@@ -20,6 +20,10 @@ var copyTables = []string{
 	"batch_jobs", "oauth_clients", "oauth_grants", "oauth_codes", "oauth_tokens", "web_sessions",
 	"rate_limits", "service_meta",
 }
+
+// ownTables describe the database they are in, not the service's data, and are not copied:
+// the migrations applied to it, and the serve processes running on it now.
+var ownTables = []string{"schema_migrations", "replicas"}
 
 // derivedTables are kept by triggers from other tables on both engines: the target's fill
 // themselves as the rows they count arrive, and Copy verifies them instead of copying.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -48,11 +49,29 @@ func (db *DB) CheckSigningKey(ctx context.Context, key []byte) error {
 // ForgetSigningKey deletes the recorded key fingerprint, so that the next start records
 // its key as the database's: for a key lost for good. It reports whether one was recorded.
 // Secrets sealed with the old key stay unreadable and must be entered again.
+//
+// While any replica runs (its row in replicas has not expired) it forgets nothing and
+// returns a *ReplicasRunningError naming them: a replica left running with the old key
+// would go on sealing secrets that replicas started with the new one cannot open. The
+// check and the delete are one transaction (see Beat).
 func (db *DB) ForgetSigningKey(ctx context.Context) (bool, error) {
-	res, err := db.write.ExecContext(ctx, `DELETE FROM service_meta WHERE name = ?`, keyFingerprintName)
-	if err != nil {
-		return false, fmt.Errorf("forget the signing key fingerprint: %w", err)
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	var forgot bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		live, err := liveReplicas(ctx, tx, now)
+		if err != nil {
+			return err
+		}
+		if len(live) > 0 {
+			return &ReplicasRunningError{Replicas: live, Now: now}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM service_meta WHERE name = ?`, keyFingerprintName)
+		if err != nil {
+			return fmt.Errorf("forget the signing key fingerprint: %w", err)
+		}
+		n, err := res.RowsAffected()
+		forgot = n > 0
+		return err
+	})
+	return forgot, err
 }

@@ -318,9 +318,10 @@ func runUserUpdate(ctx context.Context, args []string, stdin io.Reader, stdout, 
 func runDBBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newDBCommand("db backup", "--to FILE [--db FILE]",
 		"Write a consistent copy of the database to a new file (SQLite VACUUM INTO), safe while serve\n"+
-			"runs, and check it. To restore, stop serve and copy the backup over the database file\n"+
-			"(removing any -wal and -shm files beside it).", stdout)
-	to := c.fs.String("to", "", "the backup `file` to create (must not exist)")
+			"runs, and check it. The copy is written with mode 0600 in a private directory beside FILE and\n"+
+			"appears at FILE only once checked. To restore, stop serve and copy the backup over the\n"+
+			"database file (removing any -wal and -shm files beside it).", stdout)
+	to := c.fs.String("to", "", "the backup `file` to create (must not exist; a symlink there is refused, never followed)")
 	c.require("to")
 	if _, err := c.parse(args); err != nil {
 		return err
@@ -388,18 +389,25 @@ func runDBCopy(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 }
 
 func runDBResetSigningKey(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
-	c := newDBCommand("db reset-signing-key", "[--db FILE]",
+	c := newDBCommand("db reset-signing-key", "--yes [--db FILE]",
 		"Forget the signing key the database was first served with, so that the next serve accepts a\n"+
 			"new one. Only for a key lost for good: webhook credentials (Basic auth passwords, header\n"+
 			"values, signing secrets) sealed with the old key cannot be opened and must be set again.\n"+
-			"Every replica must then start with the same new key.", stdout)
+			"It refuses while any serve runs on the database (stop every replica first), and every\n"+
+			"replica must then start with the same new key.", stdout)
+	yes := c.fs.Bool("yes", false, "do it: without --yes nothing is changed")
 	if _, err := c.parse(args); err != nil {
 		return err
+	}
+	if !*yes {
+		return usagef("db reset-signing-key: this forgets the signing key the database was first served with: webhook " +
+			"credentials sealed with it can no longer be opened and must be set again, and the next serve records its own key. " +
+			"Stop every serve on the database first, then pass --yes to do it")
 	}
 	return c.withDB(ctx, true, func(db *store.DB) error {
 		forgot, err := db.ForgetSigningKey(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("db reset-signing-key: nothing changed: %w", err)
 		}
 		if !forgot {
 			fmt.Fprintln(stdout, "no signing key was recorded: the next serve records its key")

@@ -33,7 +33,7 @@ Usage:
   answerdesk token revoke ID [--user EMAIL]
   answerdesk db backup --to FILE
   answerdesk db copy --from SOURCE --to TARGET
-  answerdesk db reset-signing-key
+  answerdesk db reset-signing-key --yes
   answerdesk healthcheck [--url http://127.0.0.1:8080/readyz]
   answerdesk version
 

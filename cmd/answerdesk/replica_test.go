@@ -59,7 +59,7 @@ func TestServeRefusesAnotherSigningKey(t *testing.T) {
 	startServe(t, dir, []string{"ANSWERDESK_SIGNING_KEY=" + valueA}, "--db", db).stop(t)
 
 	// A key lost for good: the database is told to forget it, and the new key starts.
-	if out, err := runCmd(t, "", "db", "reset-signing-key", "--db", db); err != nil || !strings.Contains(out, "forgotten") {
+	if out, err := runCmd(t, "", "db", "reset-signing-key", "--db", db, "--yes"); err != nil || !strings.Contains(out, "forgotten") {
 		t.Fatalf("reset-signing-key: %v %s", err, out)
 	}
 	startServe(t, dir, nil, "--db", db, "--signing-key-file", keyB).stop(t)

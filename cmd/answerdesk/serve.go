@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -54,6 +56,7 @@ type serveConfig struct {
 	audioRedirect        bool
 	logFormat            string
 	shutdownTimeout      time.Duration
+	heartbeatInterval    time.Duration
 	contentDir           string
 	llmURL, llmModel     string
 	trustedProxies       stringList
@@ -91,7 +94,7 @@ Production guide: /docs/deployment.`, out)
 	fs.StringVar(&cfg.metricsToken, "metrics-token", "", "bearer token /metrics requires (prefer ANSWERDESK_METRICS_TOKEN); without it and --metrics-addr, /metrics answers loopback clients only")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", "", "serve /metrics on this separate listen address (e.g. 127.0.0.1:9090) instead of the main one")
 	fs.StringVar(&cfg.pprofAddr, "pprof-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060 (off when empty; for measuring, never public)")
-	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets; every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
+	fs.StringVar(&cfg.signingKeyFile, "signing-key-file", "", "file holding the key that signs links and session ids and seals stored secrets, readable by its owner only (chmod 600); every replica needs the same (default: signing.key beside the database file; with a PostgreSQL --db, ./data/signing.key; or the key itself in ANSWERDESK_SIGNING_KEY)")
 	fs.DurationVar(&cfg.audioRetention, "audio-retention", dispatch.DefaultAudioRetention, "how long recording audio is kept")
 	fs.DurationVar(&cfg.recordingRetention, "recording-retention", dispatch.DefaultRecordingRetention, "how long recording rows (CDR) are kept")
 	fs.StringVar(&cfg.audioStore, "audio-store", answerdesk.AudioStoreDB, "where new recording audio goes: db (the database), file:///PATH (a directory; one shared directory for several replicas) or s3://BUCKET/PREFIX?region=R&endpoint=URL&path_style=true (credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)")
@@ -99,6 +102,7 @@ Production guide: /docs/deployment.`, out)
 	fs.BoolVar(&cfg.audioRedirect, "audio-redirect", false, "answer audio links with a redirect to the S3 store's presigned link, which expires with the link (the audio then never passes through answerdesk)")
 	fs.StringVar(&cfg.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for in-flight work")
+	fs.DurationVar(&cfg.heartbeatInterval, "heartbeat-interval", 5*time.Second, fmt.Sprintf("how often serve records in the database that it runs (db reset-signing-key refuses while it does; it counts as stopped after %d missed) and checks that the database still records its signing key", store.StaleBeats))
 	fs.StringVar(&cfg.contentDir, "content", "", "directory of site and docs Markdown to serve instead of the embedded content")
 	fs.StringVar(&cfg.llmURL, "llm-url", "", "OpenAI-compatible chat endpoint that composes askQuestion answers (key in ANSWERDESK_LLM_KEY); empty: extractive answers")
 	fs.StringVar(&cfg.llmModel, "llm-model", "", "model name for --llm-url")
@@ -168,7 +172,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
 		SMTP: cfg.smtp, Twilio: cfg.twilio,
-		Metrics: rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+		Metrics:   rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+		Heartbeat: cfg.heartbeatInterval,
 	}
 	if cfg.contentDir != "" {
 		acfg.Content = os.DirFS(cfg.contentDir)
@@ -179,7 +184,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
 			"from a replica that runs, or from where the database was first served, and start again "+
 			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
-			"answerdesk db reset-signing-key lets a new one in", err, keySource)
+			"stop every replica and run answerdesk db reset-signing-key --yes to let a new one in", err, keySource)
 	}
 	if err != nil {
 		return err
@@ -251,10 +256,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
 	_ = logw.Flush() // whoever waits for the server to listen reads this line now
 
+	// stopped is why serve stops other than by a signal: it is drained all the same, and
+	// exits with the error.
+	var stopped error
 	select {
 	case err := <-serveErr:
 		m.Shutdown(context.Background())
 		return fmt.Errorf("serve: %w", err)
+	case err := <-m.Failed():
+		stopped = fmt.Errorf("stopped serving: %w; start it again with the key the database records now, the other replicas' (--signing-key-file or ANSWERDESK_SIGNING_KEY)", err)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: draining requests and work")
@@ -266,10 +276,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	m.Shutdown(shutdownCtx) // the MCP session sweepers, then the workers finish their work in hand
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(stopped, fmt.Errorf("shutdown: %w", err))
 	}
 	logger.Info("stopped")
-	return nil
+	return stopped
 }
 
 // publicConfig is the public API's configuration from the flags (the rate limiter itself is
@@ -353,26 +363,68 @@ func signingKey(cfg serveConfig) (key []byte, source string, err error) {
 	return key, keyFile, err
 }
 
-// loadOrCreateKey reads the signing key file, creating it with 32 random bytes and mode
-// 0600 on first start.
+// loadOrCreateKey reads the signing key file, or creates it when there is none. A key file
+// that group or others may read or change is refused (exit 2), as ssh refuses such a
+// private key: whoever reads the key can forge audio links and MCP session ids and open
+// the stored webhook credentials (docs: security, "Backups and the signing key").
 func loadOrCreateKey(path string) ([]byte, error) {
-	key, err := os.ReadFile(path)
-	if err == nil {
-		if len(key) < 32 {
-			return nil, fmt.Errorf("signing key %s: want at least 32 bytes, have %d", path, len(key))
-		}
-		return key, nil
+	key, err := readKey(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return createKey(path)
 	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read signing key: %w", err)
+	return key, err
+}
+
+// readKey reads an existing key file and checks its mode and length.
+func readKey(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
 	}
-	key = make([]byte, 32)
-	_, _ = rand.Read(key)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
+	}
+	// Windows has no such mode bits (Go reports 0666 for every writable file).
+	if perm := info.Mode().Perm(); perm&0o077 != 0 && runtime.GOOS != "windows" {
+		return nil, usagef("serve: signing key file %s has mode %04o: group or others may read or change it, and the key signs links and "+
+			"seals stored secrets; run  chmod 600 %s  (readable by the service's user only) and start again", path, perm, path)
+	}
+	key, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read signing key %s: %w", path, err)
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("signing key %s: want at least 32 bytes, have %d", path, len(key))
+	}
+	return key, nil
+}
+
+// createKey makes a key file of 32 random bytes with mode 0600 at path. The key is written
+// to a temporary file (0600 from the start) and hard-linked into place, so a file at path
+// is never overwritten nor a symlink there followed, and replicas that start together on
+// one key file all read the one key that was linked first, complete.
+func createKey(path string) ([]byte, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create signing key directory: %w", err)
 	}
-	if err := os.WriteFile(path, key, 0o600); err != nil {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	tmp, err := os.CreateTemp(dir, ".signing.key-")
+	if err != nil {
 		return nil, fmt.Errorf("write signing key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(key)
+	if err := errors.Join(err, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return nil, fmt.Errorf("write signing key %s: %w", path, err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return readKey(path) // another process made it first
+	} else if err != nil {
+		return nil, fmt.Errorf("write signing key %s: %w", path, err)
 	}
 	return key, nil
 }
@@ -421,7 +473,7 @@ func (cfg *serveConfig) validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"dispatch-lease", cfg.dispatchLease}, {"audio-retention", cfg.audioRetention}, {"recording-retention", cfg.recordingRetention}, {"shutdown-timeout", cfg.shutdownTimeout}} {
+	}{{"dispatch-lease", cfg.dispatchLease}, {"audio-retention", cfg.audioRetention}, {"recording-retention", cfg.recordingRetention}, {"shutdown-timeout", cfg.shutdownTimeout}, {"heartbeat-interval", cfg.heartbeatInterval}} {
 		if d.v <= 0 {
 			return bad(d.name, d.v.String(), "want a positive duration such as 30s or 744h")
 		}

@@ -78,17 +78,23 @@ type Config struct {
 	// or AudioStoreS3); nil is the database. MaxAudioBytes bounds an ingested file (default
 	// answerdesk.DefaultMaxAudioBytes); AudioRedirect answers audio links with the store's
 	// presigned links where it can make them.
-	AudioStore         answerdesk.AudioStore
-	AudioKind          string
-	MaxAudioBytes      int64
-	AudioRedirect      bool
-	AudioRetention     time.Duration // default dispatch.DefaultAudioRetention
-	RecordingRetention time.Duration // default dispatch.DefaultRecordingRetention
-	LLMURL, LLMModel   string
-	LLMKey             string
-	SMTP               dispatch.SMTPConfig
-	Twilio             dispatch.TwilioConfig
-	Metrics            rest.MetricsConfig
+	AudioStore           answerdesk.AudioStore
+	AudioKind            string
+	MaxAudioBytes        int64
+	AudioRedirect        bool
+	AudioRetention       time.Duration // default dispatch.DefaultAudioRetention
+	RecordingRetention   time.Duration // default dispatch.DefaultRecordingRetention
+	LLMURL, LLMModel     string
+	LLMKey               string
+	SMTP                 dispatch.SMTPConfig
+	Twilio               dispatch.TwilioConfig
+	Metrics              rest.MetricsConfig
+
+	// Heartbeat is how often the service records in the database that it runs (the
+	// replicas table, which db reset-signing-key reads) and checks that the database still
+	// records its signing key; when it no longer does, Failed says so. 0: never (the tests'
+	// in-process services); serve sets it.
+	Heartbeat time.Duration
 }
 
 // Main is the assembled service. Open builds it, Start runs its background workers, Close
@@ -125,6 +131,12 @@ type Main struct {
 
 	stopWork context.CancelFunc
 	workers  sync.WaitGroup
+
+	// replica is this process's row in the replicas table, nil without Config.Heartbeat.
+	replica  *store.Replica
+	stopBeat context.CancelFunc
+	beating  sync.WaitGroup
+	failed   chan error
 }
 
 // Open builds the service from cfg. On error everything opened so far is closed.
@@ -150,7 +162,7 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	if now == nil {
 		now = time.Now
 	}
-	m := &Main{Config: cfg}
+	m := &Main{Config: cfg, failed: make(chan error, 1)}
 	defer func() {
 		if err != nil {
 			_ = m.Close()
@@ -170,6 +182,11 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	// session ids the others refuse, and could not open the secrets they sealed.
 	if err := m.DB.CheckSigningKey(ctx, cfg.Key); err != nil {
 		return nil, err
+	}
+	if cfg.Heartbeat > 0 {
+		if m.replica, err = m.DB.RegisterReplica(ctx, cfg.Key, cfg.Heartbeat); err != nil {
+			return nil, fmt.Errorf("record this replica: %w", err)
+		}
 	}
 	if m.DB.Secrets, err = answerdesk.NewSecretBox(cfg.SecretKey); err != nil {
 		return nil, err
@@ -334,6 +351,49 @@ func (m *Main) Start(ctx context.Context) {
 	if m.Rest.Jobs != nil {
 		m.workers.Go(func() { m.Batches.Run(workCtx) })
 	}
+	if m.replica != nil {
+		// Its own context: the heartbeat goes on while the workers drain, so that a
+		// replica finishing its work still counts as running.
+		beatCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		m.stopBeat = stop
+		m.beating.Go(func() { m.beat(beatCtx, m.replica) })
+	}
+}
+
+// Failed receives, at most once, why the service must stop serving: the database no
+// longer records the signing key it serves with (store.ErrSigningKeyChanged), so whatever
+// it sealed now, replicas started with the recorded key could not open. The caller shuts
+// down as on SIGTERM and exits with an error.
+func (m *Main) Failed() <-chan error { return m.failed }
+
+// beat renews the replica's row every Config.Heartbeat until ctx ends, and reports on
+// Failed when the database's signing key is no longer the replica's. A beat that fails
+// otherwise (the database unreachable) is logged and tried again at the next tick: the row
+// then expires, and a key forgotten meanwhile is found at the first beat that gets through.
+func (m *Main) beat(ctx context.Context, r *store.Replica) {
+	logger := m.Config.Logger
+	t := time.NewTicker(m.Config.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := m.DB.Beat(ctx, r)
+		switch {
+		case errors.Is(err, store.ErrSigningKeyChanged):
+			logger.Error("stopping: the signing key changed under this replica; it must not seal secrets with a key that the replicas started since cannot open",
+				"error", err, "replica", r.ID)
+			select {
+			case m.failed <- err:
+			default:
+			}
+			return
+		case err != nil && ctx.Err() == nil:
+			logger.Warn("replica heartbeat failed; trying again", "error", err, "replica", r.ID)
+		}
+	}
 }
 
 // Shutdown stops the MCP servers' idle-session sweepers and the workers, waiting for them
@@ -349,6 +409,28 @@ func (m *Main) Shutdown(ctx context.Context) {
 		m.workers.Wait()
 		m.stopWork = nil
 	}
+	if m.stopBeat != nil {
+		m.stopBeat()
+		m.beating.Wait()
+		m.stopBeat = nil
+	}
+	m.removeReplica(ctx)
+}
+
+// removeReplica deletes this process's row in the replicas table, if it has one: it has
+// stopped serving, and no longer holds up db reset-signing-key.
+func (m *Main) removeReplica(ctx context.Context) {
+	if m.replica == nil {
+		return
+	}
+	// The drain may have used up ctx: the row still goes (it would hold up a reset for
+	// StaleBeats heartbeats).
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := m.DB.RemoveReplica(rctx, m.replica); err != nil {
+		m.Config.Logger.Warn("could not remove this replica's heartbeat row; it expires by itself", "error", err, "replica", m.replica.ID)
+	}
+	m.replica = nil
 }
 
 // Close shuts down what Shutdown does, then closes the search indexes and the database.
