@@ -78,17 +78,17 @@ type Config struct {
 	// or AudioStoreS3); nil is the database. MaxAudioBytes bounds an ingested file (default
 	// answerdesk.DefaultMaxAudioBytes); AudioRedirect answers audio links with the store's
 	// presigned links where it can make them.
-	AudioStore           answerdesk.AudioStore
-	AudioKind            string
-	MaxAudioBytes        int64
-	AudioRedirect        bool
-	AudioRetention       time.Duration // default dispatch.DefaultAudioRetention
-	RecordingRetention   time.Duration // default dispatch.DefaultRecordingRetention
-	LLMURL, LLMModel     string
-	LLMKey               string
-	SMTP                 dispatch.SMTPConfig
-	Twilio               dispatch.TwilioConfig
-	Metrics              rest.MetricsConfig
+	AudioStore         answerdesk.AudioStore
+	AudioKind          string
+	MaxAudioBytes      int64
+	AudioRedirect      bool
+	AudioRetention     time.Duration // default dispatch.DefaultAudioRetention
+	RecordingRetention time.Duration // default dispatch.DefaultRecordingRetention
+	LLMURL, LLMModel   string
+	LLMKey             string
+	SMTP               dispatch.SMTPConfig
+	Twilio             dispatch.TwilioConfig
+	Metrics            rest.MetricsConfig
 
 	// Heartbeat is how often the service records in the database that it runs (the
 	// replicas table, which db reset-signing-key reads) and checks that the database still
