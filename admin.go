@@ -25,11 +25,26 @@ func (c *Caller) RequireAdmin() error {
 		Hint: "Use an admin user's token, or run the matching answerdesk account/user command on the server."}
 }
 
+// What one account may hold, so that its object and its checks stay small.
+const (
+	MaxSMSNumbersPerAccount     = 100
+	MaxSendingDomainsPerAccount = 100
+	MaxBlacklistPerAccount      = 10_000
+)
+
+// Email blacklist pages.
+const (
+	DefaultBlacklistPageSize = 50
+	MaxBlacklistPageSize     = 200
+)
+
 // MaxAccountNameLength is the longest account name, in bytes.
 const MaxAccountNameLength = 200
 
 var (
-	accountNumberRE = regexp.MustCompile(`^[0-9]{1,20}$`)
+	// accountNumberRE is 1 to 20 digits without a leading zero: 03001 and 3001 would be two
+	// accounts that every person reading them takes for one.
+	accountNumberRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
 	// smsNumberRE is an E.164 number: "+", then 8 to 15 digits, the first not 0.
 	smsNumberRE = regexp.MustCompile(`^\+[1-9][0-9]{7,14}$`)
 	// domainRE is a DNS name of at least two labels, letters, digits and hyphens.
@@ -53,7 +68,7 @@ func (a *AccountCreate) Validate() error {
 	a.Name = strings.TrimSpace(a.Name)
 	a.TimeZone = strings.TrimSpace(a.TimeZone)
 	if !accountNumberRE.MatchString(a.Number) {
-		v.Add("number", "must be 1 to 20 digits")
+		v.Add("number", "must be 1 to 20 digits, the first not 0")
 	}
 	validateAccountName(&v, a.Name)
 	if a.TimeZone == "" {
@@ -221,6 +236,8 @@ type AdminService interface {
 	RemoveSendingDomain(ctx context.Context, c *Caller, account, domain string) (*SendingDomain, error)
 	AddBlacklistedEmail(ctx context.Context, c *Caller, account, email string) (*BlacklistEntry, error)
 	RemoveBlacklistedEmail(ctx context.Context, c *Caller, account, email string) (*BlacklistEntry, error)
+	// FindBlacklist returns one page of the account's blacklisted addresses, by address.
+	FindBlacklist(ctx context.Context, c *Caller, account string, p Paging) ([]*BlacklistEntry, PageMeta, error)
 
 	CreateUser(ctx context.Context, c *Caller, req *UserCreate) (*UserDetail, error)
 	FindUsers(ctx context.Context, c *Caller, p Paging) ([]*UserDetail, PageMeta, error)

@@ -6,6 +6,7 @@ package answerdesk
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -57,6 +58,27 @@ func (e *Error) Error() string {
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// Quote is s quoted for an error message that echoes what the caller sent (an id in a
+// path, a number), cut as Clip cuts it.
+func Quote(s string) string {
+	if c := Clip(s); c != s {
+		return strconv.Quote(strings.TrimSuffix(c, "…")) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// Clip is at most maxEchoLength bytes of s (then "…"), for an error message that echoes
+// input: an answer never echoes kilobytes of it back.
+func Clip(s string) string {
+	if len(s) > maxEchoLength {
+		return strings.ToValidUTF8(s[:maxEchoLength], "") + "…"
+	}
+	return s
+}
+
+// maxEchoLength bounds the input an error message quotes.
+const maxEchoLength = 64
 
 // ErrorCode returns the code of the *Error in err's chain, or EINTERNAL.
 func ErrorCode(err error) string {

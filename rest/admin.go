@@ -118,6 +118,16 @@ func (s *Server) addBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
 	addToList(s, w, r, "email", &blacklistBody{}, s.Admin.AddBlacklistedEmail)
 }
 
+func (s *Server) listBlacklistedEmails(w http.ResponseWriter, r *http.Request) {
+	if s.requireAdmin(w, r) {
+		account := chi.URLParam(r, "number")
+		servePage(s, w, r, answerdesk.DefaultBlacklistPageSize, answerdesk.MaxBlacklistPageSize,
+			func(ctx context.Context, c *answerdesk.Caller, p answerdesk.Paging) ([]*answerdesk.BlacklistEntry, answerdesk.PageMeta, error) {
+				return s.Admin.FindBlacklist(ctx, c, account, p)
+			})
+	}
+}
+
 func (s *Server) removeBlacklistedEmail(w http.ResponseWriter, r *http.Request) {
 	removeFromList(s, w, r, "email", s.Admin.RemoveBlacklistedEmail)
 }

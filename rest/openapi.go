@@ -118,6 +118,7 @@ var v2Components = []component{
 	{"SMSNumberResponse", reflect.TypeFor[schema.One[answerdesk.SMSNumber]]()},
 	{"SendingDomainResponse", reflect.TypeFor[schema.One[answerdesk.SendingDomain]]()},
 	{"BlacklistEntryResponse", reflect.TypeFor[schema.One[answerdesk.BlacklistEntry]]()},
+	{"BlacklistEntryList", reflect.TypeFor[schema.Page[answerdesk.BlacklistEntry]]()},
 	// The request bodies the domain parses.
 	{"MessageCreateRequest", reflect.TypeFor[messageCreateBody]()},
 	{"MessageCreate", reflect.TypeFor[answerdesk.MessageCreateRequest]()},

@@ -105,7 +105,7 @@ func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.requestID, s.securityHeaders, s.recoverer, s.accessLog, s.Metrics.middleware, middleware.GetHead)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.notFound(w, r, "no route matches "+r.Method+" "+r.URL.Path)
+		s.notFound(w, r, "no route matches "+r.Method+" "+answerdesk.Clip(r.URL.Path))
 	})
 	s.root = r
 	r.MethodNotAllowed(s.methodNotAllowed)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/go-chi/chi/v5"
+
+	"github.com/answerdesk/answerdesk"
 )
 
 //go:embed templates/page.html templates/keys.html
@@ -47,7 +49,7 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", "Accept")
 	doc, ok := s.Site.Document(r.URL.Path)
 	if !ok {
-		s.notFound(w, r, "no page at "+r.URL.Path)
+		s.notFound(w, r, "no page at "+answerdesk.Clip(r.URL.Path))
 		return
 	}
 	if strings.HasSuffix(r.URL.Path, ".md") || wantsMarkdown(r) {

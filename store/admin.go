@@ -54,7 +54,7 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 			}
 		}
 		for _, d := range req.SendingDomains {
-			if err := addSendingDomain(ctx, tx, id, d, now); err != nil {
+			if err := addSendingDomainTx(ctx, tx, id, d, now, "sending_domains"); err != nil {
 				return err
 			}
 		}
@@ -67,22 +67,74 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 }
 
 // addSMSNumberTx makes number an SMS-enabled number of the account: a new phone number, or
-// the account's existing one turned SMS-enabled. A number of another account is a 422.
+// the account's existing one turned SMS-enabled, or one another account released (it was
+// removed there, and no AI assistant answers on it). A number another account uses is a
+// 422 on field, and so is one past MaxSMSNumbersPerAccount.
 func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number, field string) error {
 	var owner int64
-	err := tx.QueryRowContext(ctx, `SELECT account_id FROM phone_numbers WHERE number = ?`, number).Scan(&owner)
+	var sms bool
+	var assistant *string
+	err := tx.QueryRowContext(ctx, `SELECT account_id, sms_enabled, ai_assistant_id FROM phone_numbers WHERE number = ?`, number).
+		Scan(&owner, &sms, &assistant)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled) VALUES (?, ?, 1)`, accountID, number)
-	case err == nil && owner != accountID:
+	case err == nil && owner == accountID && sms:
+		return nil // already
+	case err == nil && owner != accountID && (sms || assistant != nil):
 		return answerdesk.FieldErr(field, number+" belongs to another account")
-	case err == nil:
-		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET sms_enabled = 1 WHERE number = ?`, number)
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("add SMS number %s: %w", number, err)
+	}
+	if err := checkCount(ctx, tx, field, `SELECT count(*) FROM phone_numbers WHERE account_id = ? AND sms_enabled = 1`, accountID,
+		answerdesk.MaxSMSNumbersPerAccount, "SMS numbers"); err != nil {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		_, err = tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled) VALUES (?, ?, 1)`, accountID, number)
+	} else {
+		// This account's own number, or one another account released: it moves here.
+		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET account_id = ?, sms_enabled = 1 WHERE number = ?`, accountID, number)
 	}
 	if err != nil {
 		return fmt.Errorf("add SMS number %s: %w", number, err)
 	}
 	return nil
+}
+
+// checkCount refuses with a 422 on field when query (counting one account's entries of
+// what) already counts limit: counted in the writing transaction, so that concurrent adds
+// cannot both pass.
+func checkCount(ctx context.Context, tx *sql.Tx, field, query string, accountID int64, limit int, what string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, query, accountID).Scan(&n); err != nil {
+		return fmt.Errorf("count %s of account %d: %w", what, accountID, err)
+	}
+	if n >= limit {
+		return answerdesk.FieldErr(field, fmt.Sprintf("cannot be added: the account has %d %s, the most it may have; remove one first", n, what))
+	}
+	return nil
+}
+
+// addSendingDomainTx adds an authenticated sending domain to the account. A domain belongs
+// to one account at a time: another account's is a 422 on field (its members could send
+// as that account otherwise), and so is one past MaxSendingDomainsPerAccount. Adding it
+// twice is a no-op.
+func addSendingDomainTx(ctx context.Context, tx *sql.Tx, accountID int64, domain string, created int64, field string) error {
+	var owner int64
+	err := tx.QueryRowContext(ctx, `SELECT account_id FROM sending_domains WHERE domain = ? ORDER BY account_id = ? DESC LIMIT 1`,
+		domain, accountID).Scan(&owner)
+	switch {
+	case err == nil && owner == accountID:
+		return nil
+	case err == nil:
+		return answerdesk.FieldErr(field, domain+" belongs to another account")
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("add sending domain %s: %w", domain, err)
+	}
+	if err := checkCount(ctx, tx, field, `SELECT count(*) FROM sending_domains WHERE account_id = ?`, accountID,
+		answerdesk.MaxSendingDomainsPerAccount, "sending domains"); err != nil {
+		return err
+	}
+	return addSendingDomain(ctx, tx, accountID, domain, created)
 }
 
 // UpdateAccount changes an account's name or time zone.
@@ -115,7 +167,7 @@ func (s *AdminService) accountID(ctx context.Context, number string) (int64, err
 	var id int64
 	err := s.db.rd.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, strings.TrimSpace(number)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, answerdesk.Errorf(answerdesk.ENOTFOUND, "no account %q", number)
+		return 0, answerdesk.Errorf(answerdesk.ENOTFOUND, "no account %s", answerdesk.Quote(number))
 	}
 	if err != nil {
 		return 0, fmt.Errorf("find account %s: %w", number, err)
@@ -140,7 +192,7 @@ func (s *AdminService) FindAccount(ctx context.Context, c *answerdesk.Caller, nu
 		return nil, err
 	}
 	if !c.CanSeeAccount(id) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no account %q", number)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no account %s", answerdesk.Quote(number))
 	}
 	a := &answerdesk.AccountDetail{SMSNumbers: []string{}, SendingDomains: []string{}}
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE id = ?`, id).
@@ -176,8 +228,9 @@ func (s *AdminService) AddSMSNumber(ctx context.Context, c *answerdesk.Caller, a
 	return s.FindAccount(ctx, c, account)
 }
 
-// RemoveSMSNumber stops a number sending SMS To Dos. The phone number itself stays, since
-// messages and existing To Dos refer to it.
+// RemoveSMSNumber stops a number sending SMS To Dos and releases it: another account may
+// add it then. The phone number's row stays until then, since messages and existing To Dos
+// refer to it.
 func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller, account, number string) (*answerdesk.SMSNumber, error) {
 	id, err := s.adminAccount(ctx, c, account)
 	if err != nil {
@@ -185,7 +238,7 @@ func (s *AdminService) RemoveSMSNumber(ctx context.Context, c *answerdesk.Caller
 	}
 	n, err := answerdesk.NormalizeSMSNumber(number)
 	if err != nil {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %q", account, number)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, answerdesk.Quote(number))
 	}
 	if err := s.removeEntry(ctx, "SMS number "+n, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no SMS number %s", account, n),
 		`UPDATE phone_numbers SET sms_enabled = 0 WHERE account_id = ? AND number = ? AND sms_enabled = 1`, id, n); err != nil {
@@ -218,7 +271,8 @@ func (s *AdminService) AddSendingDomain(ctx context.Context, c *answerdesk.Calle
 	if err != nil {
 		return nil, answerdesk.FieldErr("domain", answerdesk.ErrorMessage(err))
 	}
-	if err := addSendingDomain(ctx, s.db.write, id, d, s.db.now().UnixMilli()); err != nil {
+	now := s.db.now().UnixMilli()
+	if err := s.db.tx(ctx, func(tx *sql.Tx) error { return addSendingDomainTx(ctx, tx, id, d, now, "domain") }); err != nil {
 		return nil, err
 	}
 	return s.FindAccount(ctx, c, account)
@@ -232,7 +286,7 @@ func (s *AdminService) RemoveSendingDomain(ctx context.Context, c *answerdesk.Ca
 		return nil, err
 	}
 	d := answerdesk.DomainKey(domain)
-	if err := s.removeEntry(ctx, "sending domain "+d, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %q", account, domain),
+	if err := s.removeEntry(ctx, "sending domain "+d, answerdesk.Errorf(answerdesk.ENOTFOUND, "account %s has no sending domain %s", account, answerdesk.Quote(domain)),
 		`DELETE FROM sending_domains WHERE account_id = ? AND domain = ?`, id, d); err != nil {
 		return nil, err
 	}
@@ -250,7 +304,22 @@ func (s *AdminService) AddBlacklistedEmail(ctx context.Context, c *answerdesk.Ca
 	if err != nil {
 		return nil, answerdesk.FieldErr("email", answerdesk.ErrorMessage(err))
 	}
-	if err := blacklistEmail(ctx, s.db.write, id, e, s.db.now().UnixMilli()); err != nil {
+	now := s.db.now().UnixMilli()
+	err = s.db.tx(ctx, func(tx *sql.Tx) error {
+		var listed bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM email_blacklist WHERE account_id = ? AND email = ?)`, id, e).Scan(&listed); err != nil {
+			return fmt.Errorf("find blacklist entry %s: %w", e, err)
+		}
+		if listed {
+			return nil
+		}
+		if err := checkCount(ctx, tx, "email", `SELECT count(*) FROM email_blacklist WHERE account_id = ?`, id,
+			answerdesk.MaxBlacklistPerAccount, "blacklisted addresses"); err != nil {
+			return err
+		}
+		return blacklistEmail(ctx, tx, id, e, now)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return s.blacklistEntry(ctx, id, account, e)
@@ -266,6 +335,35 @@ func (s *AdminService) blacklistEntry(ctx context.Context, accountID int64, acco
 		return nil, fmt.Errorf("find blacklist entry %s: %w", email, err)
 	}
 	return &answerdesk.BlacklistEntry{Email: email, CreatedAt: fromMS(created)}, nil
+}
+
+// FindBlacklist returns one page of the account's blacklisted addresses, by address.
+func (s *AdminService) FindBlacklist(ctx context.Context, c *answerdesk.Caller, account string, p answerdesk.Paging) ([]*answerdesk.BlacklistEntry, answerdesk.PageMeta, error) {
+	id, err := s.adminAccount(ctx, c, account)
+	if err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
+	var total int
+	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM email_blacklist WHERE account_id = ?`, id).Scan(&total); err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("count the blacklist of account %s: %w", account, err)
+	}
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT email, created_at FROM email_blacklist WHERE account_id = ? ORDER BY email LIMIT ? OFFSET ?`,
+		id, p.PageSize, p.Offset())
+	if err != nil {
+		return nil, answerdesk.PageMeta{}, fmt.Errorf("list the blacklist of account %s: %w", account, err)
+	}
+	defer rows.Close()
+	list := []*answerdesk.BlacklistEntry{}
+	for rows.Next() {
+		var e answerdesk.BlacklistEntry
+		var created int64
+		if err := rows.Scan(&e.Email, &created); err != nil {
+			return nil, answerdesk.PageMeta{}, fmt.Errorf("scan blacklist entry: %w", err)
+		}
+		e.CreatedAt = fromMS(created)
+		list = append(list, &e)
+	}
+	return list, answerdesk.NewPageMeta(p.Page, p.PageSize, total), rows.Err()
 }
 
 // RemoveBlacklistedEmail lifts a blacklist entry and answers with it.
@@ -367,7 +465,7 @@ func (s *AdminService) FindUser(ctx context.Context, c *answerdesk.Caller, ref s
 
 func (s *AdminService) userID(ctx context.Context, ref string) (int64, error) {
 	ref = strings.TrimSpace(ref)
-	notFound := answerdesk.Errorf(answerdesk.ENOTFOUND, "no user %q", ref)
+	notFound := answerdesk.Errorf(answerdesk.ENOTFOUND, "no user %s", answerdesk.Quote(ref))
 	var id int64
 	var err error
 	if strings.Contains(ref, "@") {
@@ -446,7 +544,7 @@ func (s *AdminService) UpdateUser(ctx context.Context, c *answerdesk.Caller, ref
 		}
 		if req.Disabled != nil && *req.Disabled {
 			for _, q := range []string{
-				`UPDATE users SET disabled_at = coalesce(disabled_at, ?1) WHERE id = ?2`,
+				`UPDATE users SET disabled_at = coalesce(disabled_at, ?1), last_disabled_at = ?1 WHERE id = ?2`,
 				`UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?1) WHERE user_id = ?2`,
 				`UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, ?1) WHERE grant_id IN (SELECT id FROM oauth_grants WHERE user_id = ?2)`,
 				`DELETE FROM web_sessions WHERE user_id = ?2 AND CAST(?1 AS BIGINT) IS NOT NULL`,

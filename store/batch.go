@@ -89,11 +89,11 @@ const batchColumns = `id, sandbox, status, requests, responses, created_at, expi
 func (s *BatchJobs) FindBatchJob(ctx context.Context, id string, now time.Time) (*answerdesk.BatchJob, error) {
 	if !answerdesk.ValidText(id) {
 		// No job has such an id; PostgreSQL would refuse the query (NUL, invalid UTF-8).
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %q (jobs are kept 24 hours)", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %s (jobs are kept 24 hours)", answerdesk.Quote(id))
 	}
 	j, err := scanBatchJob(s.db.rd.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batch_jobs WHERE id = ? AND expires_at > ?`, id, now.UnixMilli()))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %q (jobs are kept 24 hours)", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no batch job %s (jobs are kept 24 hours)", answerdesk.Quote(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load batch job: %w", err)

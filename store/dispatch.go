@@ -203,7 +203,7 @@ func (s *DispatchService) DeleteOnCallContact(ctx context.Context, c *answerdesk
 	}
 	n, ok := answerdesk.ParseID(id)
 	if !ok {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no on-call contact %s", answerdesk.Quote(id))
 	}
 	ct, err := s.findContact(ctx, c, n)
 	if err != nil {
@@ -317,7 +317,7 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 	}
 	n, ok := answerdesk.ParseID(id)
 	if !ok {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %s", answerdesk.Quote(id))
 	}
 	vis, args := visibility(c, "account_id")
 	// Found and counted before the write: an unknown or invisible delivery spends nothing, and
@@ -327,7 +327,7 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 	err := s.db.rd.QueryRowContext(ctx, `SELECT account_id, status FROM dispatch_deliveries WHERE id = ? AND `+vis,
 		append([]any{n}, args...)...).Scan(&account, &status)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %s", answerdesk.Quote(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load delivery %d: %w", n, err)
@@ -368,7 +368,7 @@ func (s *DispatchService) ReplayDispatchDelivery(ctx context.Context, c *answerd
 		return nil, err
 	}
 	if !found {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no delivery %s", answerdesk.Quote(id))
 	}
 	if s.OnChange != nil {
 		s.OnChange()

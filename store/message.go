@@ -189,7 +189,7 @@ func messageKey(idOrUUID string) (cond string, arg any, ok bool) {
 }
 
 func messageNotFound(idOrUUID string) error {
-	return answerdesk.Errorf(answerdesk.ENOTFOUND, "no message %q", idOrUUID)
+	return answerdesk.Errorf(answerdesk.ENOTFOUND, "no message %s", answerdesk.Quote(idOrUUID))
 }
 
 // FindMessage returns a message by integer id or uuid.

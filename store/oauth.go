@@ -158,12 +158,20 @@ func (s *OAuthStore) CreateGrant(ctx context.Context, code *answerdesk.Authoriza
 		}
 		// A user disabled after approving: disabling revoked their grants, and this code
 		// must not make a new one (it would work again if they were enabled later).
-		var disabled *int64
-		if err := tx.QueryRowContext(ctx, `SELECT disabled_at FROM users WHERE id = ?`, code.UserID).Scan(&disabled); err != nil {
+		// So must a code approved before the user's last disable, once they are enabled
+		// again: disabling them revoked every grant, and the docs promise that OAuth clients
+		// must be authorized again.
+		var disabled, lastDisabled *int64
+		var issued int64
+		if err := tx.QueryRowContext(ctx, `SELECT u.disabled_at, u.last_disabled_at, c.created_at FROM users u, oauth_codes c
+			WHERE u.id = ? AND c.hash = ?`, code.UserID, code.Hash).Scan(&disabled, &lastDisabled, &issued); err != nil {
 			return fmt.Errorf("load user of authorization code: %w", err)
 		}
 		if disabled != nil {
 			return invalidGrant("the user who approved this code is disabled")
+		}
+		if lastDisabled != nil && issued <= *lastDisabled {
+			return invalidGrant("the user who approved this code was disabled since; authorize again")
 		}
 		var id int64
 		err := tx.QueryRowContext(ctx, `INSERT INTO oauth_grants (user_id, client_id, scopes, resource, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,

@@ -160,7 +160,7 @@ func (s *RecordingService) FindCallRecordings(ctx context.Context, c *answerdesk
 }
 
 func recordingNotFound(id string) error {
-	return answerdesk.Errorf(answerdesk.ENOTFOUND, "no call recording %q", id)
+	return answerdesk.Errorf(answerdesk.ENOTFOUND, "no call recording %s", answerdesk.Quote(id))
 }
 
 // FindCallRecording returns one recording by id.

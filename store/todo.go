@@ -341,12 +341,12 @@ func (s *ToDoService) FindToDo(ctx context.Context, c *answerdesk.Caller, id str
 func (s *ToDoService) find(ctx context.Context, c *answerdesk.Caller, id string) (*answerdesk.ToDo, error) {
 	n, ok := answerdesk.ParseID(id)
 	if !ok {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %s", answerdesk.Quote(id))
 	}
 	vis, args := visibility(c, "t.account_id")
 	t, err := scanToDo(s.db.rd.QueryRowContext(ctx, `SELECT `+toDoColumns+toDoFrom+` WHERE t.id = ? AND `+vis, append([]any{n}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %s", answerdesk.Quote(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load to-do %d: %w", n, err)

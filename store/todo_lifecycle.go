@@ -22,7 +22,7 @@ const (
 func toDoID(id string) (int64, error) {
 	n, ok := answerdesk.ParseID(id)
 	if !ok {
-		return 0, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %q", id)
+		return 0, answerdesk.Errorf(answerdesk.ENOTFOUND, "no to-do %s", answerdesk.Quote(id))
 	}
 	return n, nil
 }
