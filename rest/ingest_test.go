@@ -272,7 +272,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func wavStream(n int64) (io.Reader, [32]byte) {
 	mk := func() io.Reader {
 		head := wav(0)
-		return io.MultiReader(bytes.NewReader(head), io.LimitReader(patternReader{}, n-int64(len(head))))
+		return io.MultiReader(bytes.NewReader(head), io.LimitReader(&patternReader{}, n-int64(len(head))))
 	}
 	h := sha256.New()
 	io.Copy(h, mk())
@@ -281,13 +281,15 @@ func wavStream(n int64) (io.Reader, [32]byte) {
 	return mk(), sum
 }
 
-// patternReader gives the bytes 0, 1, ..., 250, 0, 1, ... for ever.
-type patternReader struct{}
+// patternReader gives the bytes 0, 1, ..., 250, 0, 1, ... for ever, however the reads
+// are sized.
+type patternReader struct{ pos int64 }
 
-func (patternReader) Read(p []byte) (int, error) {
+func (r *patternReader) Read(p []byte) (int, error) {
 	for i := range p {
-		p[i] = byte(i % 251)
+		p[i] = byte((r.pos + int64(i)) % 251)
 	}
+	r.pos += int64(len(p))
 	return len(p), nil
 }
 
