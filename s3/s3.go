@@ -226,4 +226,3 @@ func (s *Store) PresignGet(ctx context.Context, key, contentType string, ttl tim
 	}
 	return u.String(), nil
 }
-
