@@ -66,11 +66,15 @@ func keyFileFingerprint(t *testing.T, path string) string {
 // (exit 1, naming the process, the key still recorded), and goes through once that serve
 // has stopped; a serve with a new key then starts.
 func TestResetSigningKeyWhileServing(t *testing.T) {
+	// A serve that must count as running throughout beats slowly: under a loaded machine
+	// (the race detector, other packages' tests) a 200 ms beat can be late by more than its
+	// three intervals of grace, and the reset would rightly go through.
+	const liveHeartbeat = "2s"
 	testdb.ForEachEngine(t, func(t *testing.T, engine string) {
 		dir := t.TempDir()
 		db := testdb.DSN(t, engine, "reset.db")
 		keyA, keyB := writeKeys(t, dir)
-		srv := startServe(t, dir, nil, "--db", db, "--signing-key-file", keyA, "--heartbeat-interval", heartbeat)
+		srv := startServe(t, dir, nil, "--db", db, "--signing-key-file", keyA, "--heartbeat-interval", liveHeartbeat)
 
 		out, errOut, code := runExit(t, "", "db", "reset-signing-key", "--db", db)
 		if code != 2 || !strings.Contains(errOut, "pass --yes") || !strings.Contains(errOut, "must be set again") {
@@ -94,7 +98,7 @@ func TestResetSigningKeyWhileServing(t *testing.T) {
 		if got := recordedKey(t, db); got != "" {
 			t.Fatalf("after the reset the database records %q", got)
 		}
-		startServe(t, dir, nil, "--db", db, "--signing-key-file", keyB, "--heartbeat-interval", heartbeat).stop(t)
+		startServe(t, dir, nil, "--db", db, "--signing-key-file", keyB, "--heartbeat-interval", liveHeartbeat).stop(t)
 		if got, want := recordedKey(t, db), keyFileFingerprint(t, keyB); got != want {
 			t.Fatalf("the new serve recorded %q, want its key %q", got, want)
 		}
