@@ -2,12 +2,9 @@ package rest_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -83,34 +80,11 @@ type benchStore struct {
 // benchIngest uploads benchAudioSize bytes as call sid and returns the signed link.
 func benchIngest(b *testing.B, app *testapp.App, sid string) string {
 	body, _ := wavStream(benchAudioSize)
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="metadata"`)
-		h.Set("Content-Type", "application/json")
-		w, _ := mw.CreatePart(h)
-		json.NewEncoder(w).Encode(callMeta(sid))
-		h = textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="audio"; filename="long.wav"`)
-		h.Set("Content-Type", "audio/wav")
-		w, _ = mw.CreatePart(h)
-		io.Copy(w, body)
-		pw.CloseWithError(mw.Close())
-	}()
-	req, _ := http.NewRequest("POST", app.Server.URL+"/api/v2/call-recordings", pr)
-	req.Header.Set("Authorization", "Bearer "+app.Admin.Token)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := app.Server.Client().Do(req)
-	if err != nil {
-		b.Fatal(err)
+	status, got := streamIngest(b, app, sid, body)
+	if status != 200 || got.Recording == nil {
+		b.Fatalf("ingest: %d", status)
 	}
-	defer resp.Body.Close()
-	var got struct{ Data answerdesk.CallRecording }
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 || got.Data.Recording == nil {
-		b.Fatalf("ingest: %d %v", resp.StatusCode, err)
-	}
-	return *got.Data.Recording
+	return *got.Recording
 }
 
 // benchDownloads has benchDownloaders clients fetch url whole at once, each iteration.

@@ -4,32 +4,21 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/audiodir"
+	"github.com/answerdesk/answerdesk/internal/audiotest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/s3"
 )
 
-// newS3Store starts an S3 protocol server in-process (gofakes3) and opens a store on it.
+// newS3Store opens a store on an S3 protocol server in the test's process.
 func newS3Store(t testing.TB) *s3.Store {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket("answerdesk"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
-	st, err := s3.Open(context.Background(), "s3://answerdesk/audio?region=us-east-1&path_style=true&endpoint="+srv.URL)
+	st, err := s3.Open(context.Background(), audiotest.FakeS3(t, "audio"))
 	if err != nil {
 		t.Fatal(err)
 	}

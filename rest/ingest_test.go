@@ -302,39 +302,15 @@ func TestLargeRecordingStreams(t *testing.T) {
 	app := testapp.New(t)
 	const size = 64 << 20
 	body, sum := wavStream(size)
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="metadata"`)
-		h.Set("Content-Type", "application/json")
-		w, _ := mw.CreatePart(h)
-		json.NewEncoder(w).Encode(callMeta("CAlarge"))
-		h = textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="audio"; filename="long.wav"`)
-		h.Set("Content-Type", "audio/wav")
-		w, _ = mw.CreatePart(h)
-		io.Copy(w, body)
-		pw.CloseWithError(mw.Close())
-	}()
-	req, _ := http.NewRequest("POST", app.Server.URL+"/api/v2/call-recordings", pr)
-	req.Header.Set("Authorization", "Bearer "+app.Admin.Token)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
 	mem := startHeapWatch()
-	resp, err := app.Server.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct{ Data answerdesk.CallRecording }
-	json.NewDecoder(resp.Body).Decode(&got)
-	resp.Body.Close()
+	status, got := streamIngest(t, app, "CAlarge", body)
 	upPeak := mem.stop()
-	if resp.StatusCode != 200 || got.Data.Recording == nil {
-		t.Fatalf("upload: %d %+v", resp.StatusCode, got.Data)
+	if status != 200 || got.Recording == nil {
+		t.Fatalf("upload: %d %+v", status, got)
 	}
 
 	mem = startHeapWatch()
-	resp, err = app.Server.Client().Get(*got.Data.Recording)
+	resp, err := app.Server.Client().Get(*got.Recording)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,4 +368,38 @@ func (w *heapWatch) stop() uint64 {
 	w.wg.Wait()
 	debug.SetGCPercent(w.gcPercent)
 	return w.peak.Load()
+}
+
+// streamIngest uploads body as the audio of call sid, streamed through a pipe (never whole
+// in memory), and returns the status and the recording answered.
+func streamIngest(t testing.TB, app *testapp.App, sid string, body io.Reader) (int, answerdesk.CallRecording) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="metadata"`)
+		h.Set("Content-Type", "application/json")
+		w, _ := mw.CreatePart(h)
+		json.NewEncoder(w).Encode(callMeta(sid))
+		h = textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="audio"; filename="long.wav"`)
+		h.Set("Content-Type", "audio/wav")
+		w, _ = mw.CreatePart(h)
+		io.Copy(w, body)
+		pw.CloseWithError(mw.Close())
+	}()
+	req, _ := http.NewRequest("POST", app.Server.URL+"/api/v2/call-recordings", pr)
+	req.Header.Set("Authorization", "Bearer "+app.Admin.Token)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := app.Server.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Data answerdesk.CallRecording }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatalf("ingest answer: %v", err)
+	}
+	return resp.StatusCode, got.Data
 }

@@ -5,38 +5,18 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/audiotest"
 	"github.com/answerdesk/answerdesk/s3"
 )
 
-// fakeS3 starts an S3 protocol server in-process (gofakes3, an independent implementation)
-// with the bucket "answerdesk", and sets the credentials the store reads from the
-// environment.
-func fakeS3(t *testing.T) string {
+func open(t *testing.T, prefix string) *s3.Store {
 	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket("answerdesk"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test-access-key")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test-secret-key")
-	return srv.URL
-}
-
-func open(t *testing.T, endpoint, prefix string) *s3.Store {
-	t.Helper()
-	st, err := s3.Open(context.Background(), "s3://answerdesk/"+prefix+"?region=us-east-1&path_style=true&endpoint="+endpoint)
+	st, err := s3.Open(context.Background(), audiotest.FakeS3(t, prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +25,7 @@ func open(t *testing.T, endpoint, prefix string) *s3.Store {
 
 func TestConformance(t *testing.T) {
 	audiotest.Run(t, func(t *testing.T) answerdesk.AudioStore {
-		return open(t, fakeS3(t), "audio")
+		return open(t, "audio")
 	}, audiotest.Options{ServerInProcess: true})
 }
 
@@ -80,7 +60,7 @@ func TestParseURL(t *testing.T) {
 // TestPresignGet: the presigned link serves the object, with the content type asked for,
 // straight from the store.
 func TestPresignGet(t *testing.T) {
-	st := open(t, fakeS3(t), "")
+	st := open(t, "")
 	ctx := context.Background()
 	body := []byte("RIFF....WAVEfmt presigned")
 	if _, err := st.Put(ctx, "recordings/x", bytes.NewReader(body), 1<<20); err != nil {
@@ -108,8 +88,8 @@ func TestPresignGet(t *testing.T) {
 
 // TestOpenRefusesAMissingBucket: a misspelt bucket stops serve at start, not at the first upload.
 func TestOpenRefusesAMissingBucket(t *testing.T) {
-	endpoint := fakeS3(t)
-	if _, err := s3.Open(context.Background(), "s3://no-such-bucket?path_style=true&endpoint="+endpoint); err == nil || !strings.Contains(err.Error(), "no bucket") {
+	u := strings.Replace(audiotest.FakeS3(t, ""), "s3://"+audiotest.FakeS3Bucket, "s3://no-such-bucket", 1)
+	if _, err := s3.Open(context.Background(), u); err == nil || !strings.Contains(err.Error(), "no bucket") {
 		t.Fatalf("a missing bucket: %v", err)
 	}
 }
