@@ -68,17 +68,17 @@ func Quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// Clip is at most maxEchoLength bytes of s (then "…"), for an error message that echoes
+// Clip is at most MaxEcho bytes of s (then "…"), for an error message that echoes
 // input: an answer never echoes kilobytes of it back.
 func Clip(s string) string {
-	if len(s) > maxEchoLength {
-		return strings.ToValidUTF8(s[:maxEchoLength], "") + "…"
+	if len(s) > MaxEcho {
+		return strings.ToValidUTF8(s[:MaxEcho], "") + "…"
 	}
 	return s
 }
 
-// maxEchoLength bounds the input an error message quotes.
-const maxEchoLength = 64
+// MaxEcho bounds, in bytes, the input an error message quotes.
+const MaxEcho = 64
 
 // ErrorCode returns the code of the *Error in err's chain, or EINTERNAL.
 func ErrorCode(err error) string {

@@ -305,9 +305,9 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 		}
 		switch {
 		case !ValidHeaderName(name):
-			v.Add(prefix+".headers", fmt.Sprintf("%q is not a valid header name", name))
+			v.Add(prefix+".headers", Quote(name)+" is not a valid header name")
 		case twice:
-			v.Add(prefix+".headers", fmt.Sprintf("%q and %q name the same header (header names are case-insensitive); give it once", first, name))
+			v.Add(prefix+".headers", Quote(first)+" and "+Quote(name)+" name the same header (header names are case-insensitive); give it once")
 		case ReservedHeader(canon):
 			v.Add(prefix+".headers", fmt.Sprintf("%s is set by the dispatcher and cannot be configured", canon))
 		case !ValidHeaderValue(value):

@@ -35,7 +35,7 @@ func ParseClock(s string) (Clock, error) {
 	hour, err1 := strconv.Atoi(h)
 	minute, err2 := strconv.Atoi(m)
 	if !ok || !digits(h) || !digits(m) || err1 != nil || err2 != nil || len(h) > 2 || len(m) != 2 || hour > 23 || minute > 59 {
-		return Clock{}, fmt.Errorf("%q is not a time HH:MM", s)
+		return Clock{}, fmt.Errorf("%s is not a time HH:MM", Quote(s))
 	}
 	return Clock{hour, minute}, nil
 }
@@ -177,7 +177,7 @@ func recurrenceRules(in ScheduleInput, interval int, loc *time.Location) ([]stri
 	if in.Until != "" {
 		d, err := time.ParseInLocation(time.DateOnly, in.Until, loc)
 		if err != nil {
-			return nil, fmt.Errorf("until %q: %w", in.Until, err)
+			return nil, fmt.Errorf("until %s: %w", Quote(in.Until), err)
 		}
 		until = d.AddDate(0, 0, 1).Add(-time.Second)
 	}

@@ -442,7 +442,7 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 		v.Add("schedule.until", `must be a date "YYYY-MM-DD"`)
 	} else if u := in.Until.Value; in.Until.Set {
 		if d, err := time.Parse(time.DateOnly, strings.TrimSpace(u)); err != nil {
-			v.Add("schedule.until", fmt.Sprintf("%q is not a date YYYY-MM-DD", u))
+			v.Add("schedule.until", Quote(u)+" is not a date YYYY-MM-DD")
 		} else {
 			s.Until = d.Format(time.DateOnly)
 		}
@@ -462,7 +462,7 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 		for _, x := range dates {
 			d, err := time.Parse(time.DateOnly, strings.TrimSpace(x))
 			if err != nil {
-				v.Add("schedule.skip_dates", fmt.Sprintf("%q is not a date YYYY-MM-DD", x))
+				v.Add("schedule.skip_dates", Quote(x)+" is not a date YYYY-MM-DD")
 				break
 			}
 			if f := d.Format(time.DateOnly); !slices.Contains(s.SkipDates, f) {
@@ -539,7 +539,7 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 		for i, t := range s.Times {
 			c, err := ParseClock(t)
 			if err != nil {
-				v.Add("schedule.times", fmt.Sprintf("%q is not a time HH:MM (00:00 to 23:59)", t))
+				v.Add("schedule.times", Quote(t)+" is not a time HH:MM (00:00 to 23:59)")
 				break
 			}
 			s.Times[i] = c.String()

@@ -94,10 +94,10 @@ type Token struct {
 func CheckTokenScopes(scopes []string) error {
 	for i, sc := range scopes {
 		if !slices.Contains(TokenScopes, sc) {
-			return FieldErr("scope", fmt.Sprintf("%q is not a scope a token can be narrowed to: %s", sc, mustBeOneOf(TokenScopes)))
+			return FieldErr("scope", Quote(sc)+" is not a scope a token can be narrowed to: "+mustBeOneOf(TokenScopes))
 		}
 		if slices.Contains(scopes[:i], sc) {
-			return FieldErr("scope", fmt.Sprintf("%q is given twice", sc))
+			return FieldErr("scope", Quote(sc)+" is given twice")
 		}
 	}
 	return nil

@@ -164,7 +164,7 @@ func (a *publicAPI) pathPrefix() string {
 
 func (a *publicAPI) batchJob(w http.ResponseWriter, r *http.Request) {
 	notFound := func() {
-		a.s.writeErrorObject(w, http.StatusNotFound, codeJobNotFound, "no batch job "+chi.URLParam(r, "jobId")+": jobs are kept 24 hours", "", nil)
+		a.s.writeErrorObject(w, http.StatusNotFound, codeJobNotFound, "no batch job "+answerdesk.Clip(chi.URLParam(r, "jobId"))+": jobs are kept 24 hours", "", nil)
 	}
 	if a.s.Jobs == nil {
 		notFound()

@@ -384,7 +384,7 @@ func (a *publicAPI) pricing(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, public.ErrBillingCycle):
 		a.badParam(w, "billingCycle", "must be monthly or annual")
 	case errors.Is(err, public.ErrUnknownService):
-		a.badParam(w, "service", fmt.Sprintf("no service %q; see /api/v1/services", q.Get("service")))
+		a.badParam(w, "service", "no service "+answerdesk.Quote(q.Get("service"))+"; see /api/v1/services")
 	case q.Has("service") && q.Get("service") == "":
 		a.badParam(w, "service", "must be a service slug; see /api/v1/services")
 	default:

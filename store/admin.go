@@ -329,7 +329,7 @@ func (s *AdminService) blacklistEntry(ctx context.Context, accountID int64, acco
 	var created int64
 	err := s.db.write.QueryRowContext(ctx, `SELECT created_at FROM email_blacklist WHERE account_id = ? AND email = ?`, accountID, email).Scan(&created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "%s is not blacklisted for account %s", email, account)
+		return nil, answerdesk.Errorf(answerdesk.ENOTFOUND, "%s is not blacklisted for account %s", answerdesk.Clip(email), answerdesk.Clip(account))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find blacklist entry %s: %w", email, err)
@@ -569,9 +569,9 @@ func addMemberships(ctx context.Context, tx *sql.Tx, userID int64, numbers []str
 		var accountID int64
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM accounts WHERE number = ?`, num).Scan(&accountID); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "unknown account " + strconv.Quote(num),
-					Hint:   "Create the account first: POST /api/v2/accounts, or answerdesk account create --number " + num + " --name NAME.",
-					Fields: []answerdesk.FieldError{{Field: field, Message: "no account has number " + strconv.Quote(num)}}}
+				return &answerdesk.Error{Code: answerdesk.EINVALID, Message: "unknown account " + answerdesk.Quote(num),
+					Hint:   "Create the account first: POST /api/v2/accounts, or answerdesk account create --number " + answerdesk.Clip(num) + " --name NAME.",
+					Fields: []answerdesk.FieldError{{Field: field, Message: "no account has number " + answerdesk.Quote(num)}}}
 			}
 			return fmt.Errorf("find account %s: %w", num, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/mcptest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/mark3labs/mcp-go/client"
@@ -259,6 +260,11 @@ func (h *harness) errorObject(kind, what string, a answer, field string) {
 	}
 	if a.status != 422 && len(e.Errors) > 0 {
 		h.failf(kind, "%s: errors[] on a %d: %.300s", what, a.status, a.body)
+	}
+	// An error quotes at most answerdesk.MaxEcho bytes of what it was sent (<LONG> is
+	// 100,001 of them), so that no input comes back whole.
+	if strings.Contains(string(a.body), long[:answerdesk.MaxEcho+1]) {
+		h.failf(kind+" (echo)", "%s: status %d echoes more than %d bytes of input: %.300s", what, a.status, answerdesk.MaxEcho, a.body)
 	}
 	if a.status == 400 && field != "" && e.Code != "processing_error" && !strings.Contains(e.Message, field) {
 		h.failf(kind+" (field)", "%s: 400 message %q does not name %q", what, e.Message, field)
@@ -1103,9 +1109,12 @@ func (h *harness) mcpTool(c *client.Client, server string, tool mcpgo.Tool, ids 
 	schema = numbersToFloat(schema).(map[string]any)
 	d := doc{root: schema}
 	callTool := func(kind string, args map[string]any, strict bool, field string) {
-		quoted := "\x00" // the value given for field, as an error may quote it
+		quoted := "\x00" // the value given for field, as far as an error may quote it
 		if v, ok := args[field]; ok && field != "" {
 			quoted = strings.Trim(string(marshal(v)), `"`)
+			if len(quoted) > answerdesk.MaxEcho {
+				quoted = strings.ToValidUTF8(quoted[:answerdesk.MaxEcho], "")
+			}
 		}
 		h.t.Helper()
 		write := !boolValue(tool.Annotations.ReadOnlyHint)
@@ -1143,6 +1152,8 @@ func (h *harness) mcpTool(c *client.Client, server string, tool mcpgo.Tool, ids 
 			switch {
 			case text == "" || strings.HasPrefix(text, "internal error"):
 				h.failf(kind, "%s: tool error %q", what, text)
+			case strings.Contains(text, long[:answerdesk.MaxEcho+1]):
+				h.failf(kind+" (echo)", "%s: tool error echoes more than %d bytes of input: %.300s", what, answerdesk.MaxEcho, text)
 			case field != "" && !strings.Contains(text, field) && !strings.Contains(text, quoted):
 				// (a not-found, `no message "0".`, quotes the value instead)
 				h.failf(kind+" (field)", "%s: tool error %q does not name %q", what, text, field)
