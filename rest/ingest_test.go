@@ -293,14 +293,14 @@ func (r *patternReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestLargeRecordingStreams: a 64 MiB recording goes in and out without the server holding
+// TestLargeRecordingStreams: a 200 MiB recording goes in and out without the server holding
 // it: the heap grows by a few MiB while it is uploaded and downloaded, not by its size.
 func TestLargeRecordingStreams(t *testing.T) {
 	if testing.Short() {
-		t.Skip("moves 128 MiB")
+		t.Skip("moves 400 MiB")
 	}
 	app := testapp.New(t)
-	const size = 64 << 20
+	const size = 200 << 20
 	body, sum := wavStream(size)
 	mem := startHeapWatch()
 	status, got := streamIngest(t, app, "CAlarge", body)
