@@ -22,7 +22,7 @@ func openAudioStore(ctx context.Context, spec string) (answerdesk.AudioStore, st
 	case strings.HasPrefix(spec, "s3://"):
 		return openS3Store(ctx, spec)
 	}
-	return nil, "", fmt.Errorf("audio store %q: want db, file:///PATH or s3://BUCKET/PREFIX?region=...&endpoint=...", spec)
+	return nil, "", fmt.Errorf("audio store %q: want db, file:///PATH or s3://BUCKET/PREFIX?region=R&endpoint=URL", spec)
 }
 
 func runAudioMove(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
