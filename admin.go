@@ -230,7 +230,7 @@ type AdminService interface {
 	FindAccount(ctx context.Context, c *Caller, number string) (*AccountDetail, error)
 	AddSMSNumber(ctx context.Context, c *Caller, account, number string) (*AccountDetail, error)
 	// RemoveSMSNumber and RemoveSendingDomain answer with what they removed, as every
-	// DELETE of the API does (CONTRACT §1).
+	// DELETE of the API does (the customer API conventions (Getting started docs page)).
 	RemoveSMSNumber(ctx context.Context, c *Caller, account, number string) (*SMSNumber, error)
 	AddSendingDomain(ctx context.Context, c *Caller, account, domain string) (*AccountDetail, error)
 	RemoveSendingDomain(ctx context.Context, c *Caller, account, domain string) (*SendingDomain, error)

@@ -107,7 +107,7 @@ func ParseBatch(body []byte) ([]BatchRequest, error) {
 	}
 	wrong, ok := decodeRequest(body, &in)
 	if !ok {
-		// Malformed JSON is a processing error in both APIs (CONTRACT §1.2); a JSON object
+		// Malformed JSON is a processing error in both APIs (the Errors docs page); a JSON object
 		// that breaks the batch's rules is a bad parameter of the public API.
 		return nil, &Error{Code: EPROCESSING, Message: `the batch body must be a JSON object {"requests": [...]}`}
 	}

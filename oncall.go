@@ -26,7 +26,7 @@ const (
 	DefaultEscalateAfterMinutes = 15
 )
 
-// Configuration limits (CONTRACT §2). With MaxPayloadFields and MaxPayloadBytes they bound
+// Configuration limits (the External API dispatching docs page). With MaxPayloadFields and MaxPayloadBytes they bound
 // what one message can make the service send and store: every delivery method of a level
 // gets its own rendered body.
 const (

@@ -11,7 +11,7 @@ import (
 	"github.com/teambition/rrule-go"
 )
 
-// Schedule rules and frequencies of To Dos (CONTRACT §1.6).
+// Schedule rules and frequencies of To Dos (the To Dos docs page).
 const (
 	ScheduleImmediately = "immediately"
 	ScheduleToday       = "today"
@@ -70,7 +70,7 @@ type Plan struct {
 	last time.Time
 }
 
-// Recurrence bounds (CONTRACT §1.7, RFC 5545 UNTIL/COUNT and EXDATE-like skip dates).
+// Recurrence bounds (the To Dos docs page, RFC 5545 UNTIL/COUNT and EXDATE-like skip dates).
 const (
 	MaxScheduleCount = 1000
 	MaxSkipDates     = 366

@@ -25,7 +25,7 @@ var DeliveryTypes = []string{DeliverySMS, DeliveryEmail, DeliveryCall, DeliveryA
 // FeatureAIOutboundCall is the --feature name that enables ai_outbound_call To Dos.
 const FeatureAIOutboundCall = "ai-outbound-call"
 
-// ToDo is a scheduled outbound task (SERVICE.md §2.3, CONTRACT §1.6).
+// ToDo is a scheduled outbound task (SERVICE.md §2.3, the To Dos docs page).
 type ToDo struct {
 	ID                            int64         `json:"id" jsonschema:"Integer id of the To Do."`
 	AccountNumber                 string        `json:"account_number" jsonschema:"Number of the account the To Do runs against (the account_number it was created with)."`
@@ -82,7 +82,7 @@ type ToDoSchedule struct {
 	UpdatedAt Time   `json:"updated_at" jsonschema:"When the schedule last advanced."`
 }
 
-// To Do states (CONTRACT §1.7).
+// To Do states (the To Dos docs page).
 const (
 	ToDoActive    = "active"    // has a next occurrence, or one in flight
 	ToDoPaused    = "paused"    // nothing is sent until it is resumed

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// To Do lifecycle actions (CONTRACT §1.7).
+// To Do lifecycle actions (the To Dos docs page).
 const (
 	ToDoPause  = "pause"
 	ToDoResume = "resume"

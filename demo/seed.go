@@ -15,7 +15,7 @@ import (
 	"github.com/answerdesk/answerdesk/store"
 )
 
-// Password is the password of every demo user (CONTRACT §6; demo data only).
+// Password is the password of every demo user (the README's demo data; demo data only).
 const Password = "demo-password"
 
 // The fixed seed of the demo data: the same seed gives the same data.
@@ -25,7 +25,7 @@ const (
 	seedTokens = 0x746f6b656e73     // stream of the demo tokens, apart from the data
 )
 
-// Demo data sizes and retention, CONTRACT §6.
+// Demo data sizes and retention, the README's demo data.
 const (
 	demoMessages      = 500
 	demoRecordings    = 200
@@ -34,7 +34,7 @@ const (
 	seedBatchSize     = 10000
 )
 
-// Options tunes the demo data; zero values give CONTRACT §6 exactly.
+// Options tunes the demo data; zero values give the README's demo data exactly.
 type Options struct {
 	Now        time.Time // anchor of "the last 60 days"; zero means db.Now()
 	Messages   int       // default 500; negative means none
@@ -108,7 +108,7 @@ func demoCredentials() *Credentials {
 	return &Credentials{Token: Token(r), AdminToken: Token(r), Password: Password}
 }
 
-// Seed loads the demo data of CONTRACT §6 unless account 1001 already exists (then it adds
+// Seed loads the demo data of the README's demo data unless account 1001 already exists (then it adds
 // only what the services write, each part once, and returns the Credentials). Deterministic: same seed, same data (ids, contents; times are
 // relative to opts.Now).
 //

@@ -7,7 +7,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// Channel names recorded on each delivery attempt (CONTRACT §1.6 last_delivery.channel).
+// Channel names recorded on each delivery attempt (the To Dos docs page last_delivery.channel).
 const (
 	ChannelSMTP   = "smtp"
 	ChannelTwilio = "twilio"

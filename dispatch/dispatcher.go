@@ -10,7 +10,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// DefaultDispatchBackoff is the wait before each retry of a delivery (CONTRACT §2); after
+// DefaultDispatchBackoff is the wait before each retry of a delivery (the External API dispatching docs page); after
 // the last one the delivery is failed and can be replayed.
 var DefaultDispatchBackoff = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute,
 	30 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour}

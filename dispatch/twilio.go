@@ -117,7 +117,7 @@ func (c *TwilioChannel) Send(ctx context.Context, o *answerdesk.Occurrence) (str
 }
 
 // smsFrom returns the From of an sms in E.164. The To Do keeps from with a leading +1
-// stripped (CONTRACT §1.6), so ten digits are a North American number again, whatever the
+// stripped (the To Dos docs page), so ten digits are a North American number again, whatever the
 // first digit; other phone numbers lose their separators; what is no phone number (a short
 // code, an alphanumeric sender ID) goes as stored.
 func smsFrom(from string) string {

@@ -577,7 +577,7 @@ func TestAccountToolDefinitions(t *testing.T) {
 		t.Fatalf("tools %v, want %v", names, want)
 	}
 	idempotentWrites := []string{"acknowledge_message", "mark_message_read", "mark_message_unread", "pause_to_do", "resume_to_do", "cancel_to_do"}
-	// Cancelling stops a To Do for good and an update overwrites it (CONTRACT §4).
+	// Cancelling stops a To Do for good and an update overwrites it (the MCP servers docs page).
 	destructive := []string{"cancel_to_do", "update_to_do"}
 	// These make (or let) the scheduler text, email and call people outside answerdesk.
 	openWorld := []string{"create_to_do", "update_to_do", "resume_to_do"}

@@ -109,7 +109,7 @@ func TestMCPClientByURLAlone(t *testing.T) {
 	c := connectByURL(t, app, app.Alice.Email)
 
 	tools, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
-	if err != nil || len(tools.Tools) != 18 { // CONTRACT §4: twelve, and six for the To Do lifecycle
+	if err != nil || len(tools.Tools) != 18 { // the MCP servers docs page: twelve, and six for the To Do lifecycle
 		t.Fatalf("tools/list: %v, %d tools", err, len(tools.Tools))
 	}
 

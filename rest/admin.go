@@ -9,7 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// Administration (CONTRACT §1.8): provisioning of accounts and users. Every rule, admin
+// Administration (the Accounts docs page): provisioning of accounts and users. Every rule, admin
 // check included, lives in answerdesk.AdminService; the command line calls the same methods.
 // The routes are declared in v2Operations.
 

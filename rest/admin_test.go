@@ -123,7 +123,7 @@ func TestAdminProvisionsAccounts(t *testing.T) {
 		if !slices.Equal(a.Data.SMSNumbers, []string{"+15550102001", "+15550102002"}) {
 			t.Fatalf("numbers %v", a.Data.SMSNumbers)
 		}
-		// DELETE answers with what it removed (CONTRACT §1); the account no longer lists it.
+		// DELETE answers with what it removed (the customer API conventions (Getting started docs page)); the account no longer lists it.
 		r := app.Do(t, "DELETE", "/api/v2/accounts/2001/sms-numbers/%2B15550102001", admin, nil)
 		var removed struct{ Data answerdesk.SMSNumber }
 		r.JSON(t, &removed)

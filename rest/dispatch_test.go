@@ -153,7 +153,7 @@ func TestDispatchDeliveriesLog(t *testing.T) {
 	wantError(t, app.Do(t, "POST", "/api/v2/dispatch-deliveries/999/replay", app.Alice.Token, nil), 404, "not_found")
 }
 
-// TestOnCallContactLimits: the configuration limits of CONTRACT §2 that bound how much one
+// TestOnCallContactLimits: the configuration limits of the External API dispatching docs page that bound how much one
 // message can make the service render, store and send (issue 12, merge-variable
 // amplification): 50 data fields per method, 10 methods per contact, 100 contacts per account.
 func TestOnCallContactLimits(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// ErrorObject is the error body both APIs answer with (CONTRACT §1.2).
+// ErrorObject is the error body both APIs answer with (the Errors docs page).
 type ErrorObject struct {
 	Status           int                     `json:"status"`
 	Code             string                  `json:"code"`

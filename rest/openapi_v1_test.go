@@ -319,7 +319,7 @@ func TestOpenAPIV1SchemasMatchTypes(t *testing.T) {
 	}
 
 	// Query parameters: names, enumerations, defaults and limits of the code (and of
-	// CONTRACT §3 for search).
+	// the Public API docs page for search).
 	param := func(path, name string) map[string]any { return oaQueryParam(t, doc, path, name) }
 	queryParams := func(path string) []string {
 		var out []string
@@ -377,10 +377,10 @@ func TestOpenAPIV1SchemasMatchTypes(t *testing.T) {
 		t.Errorf("SearchResult.type enum %v, want %v", got, content.Types)
 	}
 	if got := oaKeys(oaSchemaProps(doc, "SearchResult")); !slices.Equal(got, []string{"highlight", "markdownUrl", "summary", "title", "type", "updatedAt", "url"}) {
-		t.Errorf("SearchResult properties %v (CONTRACT §3)", got)
+		t.Errorf("SearchResult properties %v (the Public API docs page)", got)
 	}
 	if got := oaKeys(oaSchemaProps(doc, "SearchResults")); !slices.Equal(got, []string{"nextCursor", "query", "results", "sandbox"}) {
-		t.Errorf("SearchResults properties %v (CONTRACT §3)", got)
+		t.Errorf("SearchResults properties %v (the Public API docs page)", got)
 	}
 	if nc := strs(oaObj(oaSchemaProps(doc, "SearchResults"), "nextCursor")["type"]); !slices.Equal(nc, []string{"string", "null"}) {
 		t.Errorf("SearchResults.nextCursor type %v, want string or null", nc)

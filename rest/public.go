@@ -19,7 +19,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// Public API error codes (CONTRACT §3).
+// Public API error codes (the Public API docs page).
 const (
 	codeInvalidParam = "rest_invalid_param"
 	codeMissingParam = "rest_missing_callback_param"
@@ -281,7 +281,7 @@ func (a *publicAPI) rateLimit(next http.Handler) http.Handler {
 
 // rateHeaders writes the rate-limit headers of the client's allowance without spending
 // any of it (a spend of 0, which a client over the limit is allowed too): the OpenAPI
-// document is not limited, but every public response carries them (CONTRACT §3).
+// document is not limited, but every public response carries them (the Public API docs page).
 func (a *publicAPI) rateHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.spend(w, r, 0) {

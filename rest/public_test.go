@@ -128,7 +128,7 @@ func TestPublicRateLimit(t *testing.T) {
 		t.Fatalf("over the limit: %d %+v %v", resp.StatusCode, e, resp.Header)
 	}
 	// The OpenAPI document is served over the limit too, spending nothing, and carries the
-	// headers like every public response (CONTRACT §3).
+	// headers like every public response (the Public API docs page).
 	for range 2 {
 		resp, _ := get(t, ts.URL+"/api/v1/openapi.json")
 		if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("RateLimit") != `"default";r=0;t=40` {

@@ -1027,12 +1027,12 @@ const (
 	// completionShare: a unit of another section holding the kind of thing asked joins an
 	// answer that lacks it from this near the best.
 	completionShare = 0.6
-	maxAnswerLen    = 1200 // characters (900 until session 9)
+	maxAnswerLen    = 1200 // characters
 	shortSection    = 800  // characters: a section this short answers whole
 	// fillLen: once everything else has joined, one more matching row or item fills an
 	// answer up to this many characters.
 	fillLen       = 1000
-	runnerUpShare = 0.7 // the best unit of another section this near the best joins the answer (0.8 until session 9)
+	runnerUpShare = 0.7 // the best unit of another section this near the best joins the answer
 	maxRunnerUps  = 2   // sections besides the best one whose best unit may join so
 	// maxRunnerUpLooks: a runner-up is one of the next three sections, as ranked by their
 	// units; one further down that merely holds the kind of fact asked is off topic.
@@ -1046,9 +1046,9 @@ const (
 	// question's weight), within maxAnswerLen but whatever the number of units quoted
 	// already: a list's items use up the count while the word is in the next section. From
 	// a section the answer quotes it joins at any rank.
-	// coverPageShare: from a page the answer quotes already (0.7 until session 6: "Booleans
-	// are written `true` or `false`" ranked 0.66 of the best for "how does a boolean come
-	// out as a merge variable").
+	// coverPageShare: from a page the answer quotes already ("Booleans are written `true`
+	// or `false`" ranks 0.66 of the best for "how does a boolean come out as a merge
+	// variable").
 	coverPageShare = 0.6
 	maxCoverUnits  = 1
 	// coverOtherPageShare: from a page the answer does not quote yet.

@@ -273,7 +273,7 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1, "dev21
 // that rule now also needs the best unit to hold two of them and to score 0.55 (see
 // minConceptsHeld): both declined, no tuning answer changed, held out unchanged. The same
 // session changed one expectation of tune.json: an unknown merge variable is now accepted
-// and renders empty with a warning (CONTRACT §2), so "what happens if I configure an
+// and renders empty with a warning (the External API dispatching docs page), so "what happens if I configure an
 // unknown merge variable?" expects that, not a 422. Then docs edits, each a contract fact
 // stated where dev7's misses showed a reader lands without it (a Kubernetes liveness and
 // readiness probe on /healthz and /readyz; the form of a postgres:// --db URL; migrate
@@ -357,7 +357,7 @@ var offTopicAnswered = map[string]int{"dev15": 1, "dev17": 2, "dev19": 1, "dev21
 // thirty-five, each gating a change (aggregates only; a change that lowered one was reworded
 // or dropped, never kept).
 //
-// Later in session 9: more docs mends from a new user's questions (a one-off To Do on a
+// Later: more docs mends from a new user's questions (a one-off To Do on a
 // later date as a count-1 schedule, which took the test half to 123; how to change a
 // recurring To Do's time; the delivery log's message filter and that it never expires;
 // meta.total; brute force; disconnecting an assistant; and others), short code blocks

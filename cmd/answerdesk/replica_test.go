@@ -178,7 +178,7 @@ func serializationFailures(procs []*serveProc) int {
 }
 
 // TestReplicas runs three serve processes on one PostgreSQL database, as replicas behind a
-// load balancer, and spreads requests over them in turn (CONTRACT §5): rate limits, batch
+// load balancer, and spreads requests over them in turn (the Operations docs page): rate limits, batch
 // jobs, MCP sessions and work are shared; a replica killed mid-dispatch loses no message.
 func TestReplicas(t *testing.T) {
 	if testing.Short() {

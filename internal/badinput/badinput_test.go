@@ -95,7 +95,7 @@ func expandValue(v any, seq int, ids map[string]string) any {
 	return v
 }
 
-// errorObject is the contract's error object (CONTRACT §1.2).
+// errorObject is the contract's error object (the Errors docs page).
 type errorObject struct {
 	Status           int    `json:"status"`
 	Code             string `json:"code"`
@@ -666,7 +666,7 @@ func (c *corpus) values(s map[string]any) []any {
 // every tool the three MCP servers list, so that a new operation or tool is covered (or, with
 // a body or arguments, asks for a valid example in the corpus). A value the documented schema
 // refuses (a wrong type, an unknown enum value, a bad date, out of range, over maxLength, a
-// NUL) must be refused: a 4xx with the contract's error object (CONTRACT §1.2) whose errors[]
+// NUL) must be refused: a 4xx with the contract's error object (the Errors docs page) whose errors[]
 // names the field on a 422, or a tool error naming the argument. A value the schema allows
 // may be taken. Nothing may be a 5xx or an internal error, and a refused write must leave
 // the database as it was. It runs on the engine the suites run on (ANSWERDESK_TEST_ENGINE).
@@ -772,7 +772,7 @@ func TestBadInputCorpus(t *testing.T) {
 }
 
 // badStatus is the status a bad parameter gets: 422 on the customer API, 400 on the public
-// one (CONTRACT §1.2, §3).
+// one (the Errors docs page, §3).
 func badStatus(api string) int {
 	if api == "v2" {
 		return 422

@@ -2,7 +2,7 @@
 // it walks every operation of the served OpenAPI documents (/api/v2 and /api/v1 with its
 // sandbox and batch) and every tool of the three MCP servers, sends malformed and wrong
 // input, and checks that each answer is a clear client error in the contract's error object
-// (CONTRACT §1.2), never a 500, and that nothing was written. The package has no code of its
+// (the Errors docs page), never a 500, and that nothing was written. The package has no code of its
 // own: the test lives here because it needs the whole service (internal/testapp with the
 // content), which neither package rest nor package mcp can build from inside.
 package badinput

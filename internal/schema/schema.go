@@ -272,7 +272,7 @@ func Int64Format(t reflect.Type, s *jsonschema.Schema) {
 	})
 }
 
-// The envelopes of the customer API's bodies (CONTRACT §1): one object, a list without
+// The envelopes of the customer API's bodies (the customer API conventions (Getting started docs page)): one object, a list without
 // paging, and one page of a list. The MCP account tools answer with the same shapes.
 type (
 	// One is {"data": object}.

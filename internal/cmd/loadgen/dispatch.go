@@ -1,7 +1,7 @@
 package main
 
 // The dispatch scenario: messages created over HTTP and pushed by the server's dispatcher
-// to a receiver inside loadgen (CONTRACT §2).
+// to a receiver inside loadgen (the External API dispatching docs page).
 
 import (
 	"bytes"

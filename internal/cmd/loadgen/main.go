@@ -9,7 +9,7 @@
 // pre-fetched real list response from memory, with no authentication and no database: the
 // upper bound for that response on this machine.
 //
-// Then, on a fresh demo database of its own, it measures message push (CONTRACT §2): the
+// Then, on a fresh demo database of its own, it measures message push (the External API dispatching docs page): the
 // server is started with --dispatch-allow-private, account 1001's on-call contacts are
 // replaced by one whose external_api method points at a receiver inside loadgen, and
 // -dispatch messages are created through POST /api/v2/messages by -dispatch-concurrency
