@@ -26,6 +26,11 @@ func TestAccountEntriesBelongToOneAccount(t *testing.T) {
 	if r := app.Do(t, "POST", "/api/v2/accounts/1001/sms-numbers", admin, `{"number":"+15550101002"}`); r.Status != 422 {
 		t.Fatalf("another account's SMS number: %d %s", r.Status, r.Body)
 	}
+	birchToDo := app.CreateToDo(t, app.Bob, `{"account_number":"1002","delivery_type":"sms","from":"+15550101002","contact":"+15555550123",
+		"message_text":"Reminder","schedule":{"frequency":"daily","times":["09:00"]}}`)
+	if birchToDo.PhoneID == nil {
+		t.Fatal("Birch's SMS To Do runs against no phone number")
+	}
 	for _, path := range []string{"/api/v2/accounts/1002/sms-numbers/%2B15550101002", "/api/v2/accounts/1002/sending-domains/birch.example"} {
 		if r := app.Do(t, "DELETE", path, admin, nil); r.Status != 200 {
 			t.Fatalf("DELETE %s: %d %s", path, r.Status, r.Body)
@@ -36,6 +41,13 @@ func TestAccountEntriesBelongToOneAccount(t *testing.T) {
 	}
 	if r := app.Do(t, "POST", "/api/v2/accounts/1001/sending-domains", admin, `{"domain":"birch.example"}`); r.Status != 200 {
 		t.Fatalf("a released domain: %d %s", r.Status, r.Body)
+	}
+	// The number is Acme's alone now: Birch's To Do no longer runs against it (it would
+	// send from it, or show it as caller ID).
+	var todo struct{ Data answerdesk.ToDo }
+	app.Do(t, "GET", fmt.Sprintf("/api/v2/to-dos/%d", birchToDo.ID), app.Bob.Token, nil).JSON(t, &todo)
+	if todo.Data.PhoneID != nil {
+		t.Errorf("Birch's To Do still runs against phone %d, now Acme's", *todo.Data.PhoneID)
 	}
 	var acct struct{ Data answerdesk.AccountDetail }
 	app.Do(t, "GET", "/api/v2/accounts/1001", admin, nil).JSON(t, &acct)

@@ -67,19 +67,19 @@ func (s *AdminService) CreateAccount(ctx context.Context, c *answerdesk.Caller, 
 }
 
 // addSMSNumberTx makes number an SMS-enabled number of the account: a new phone number, or
-// the account's existing one turned SMS-enabled, or one another account released (it was
-// removed there, and no AI assistant answers on it). A number another account uses is a
+// the account's existing one turned SMS-enabled, or one another account released (removed
+// there). A number taken over is the new account's alone: the AI assistant of the account
+// that released it is detached, and so are that account's To Dos, which would otherwise
+// send from it or show it as their caller ID. A number another account uses for SMS is a
 // 422 on field, and so is one past MaxSMSNumbersPerAccount.
 func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number, field string) error {
 	var owner int64
 	var sms bool
-	var assistant *string
-	err := tx.QueryRowContext(ctx, `SELECT account_id, sms_enabled, ai_assistant_id FROM phone_numbers WHERE number = ?`, number).
-		Scan(&owner, &sms, &assistant)
+	err := tx.QueryRowContext(ctx, `SELECT account_id, sms_enabled FROM phone_numbers WHERE number = ?`, number).Scan(&owner, &sms)
 	switch {
 	case err == nil && owner == accountID && sms:
 		return nil // already
-	case err == nil && owner != accountID && (sms || assistant != nil):
+	case err == nil && owner != accountID && sms:
 		return answerdesk.FieldErr(field, number+" belongs to another account")
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("add SMS number %s: %w", number, err)
@@ -88,11 +88,18 @@ func addSMSNumberTx(ctx context.Context, tx *sql.Tx, accountID int64, number, fi
 		answerdesk.MaxSMSNumbersPerAccount, "SMS numbers"); err != nil {
 		return err
 	}
-	if errors.Is(err, sql.ErrNoRows) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, `INSERT INTO phone_numbers (account_id, number, sms_enabled) VALUES (?, ?, 1)`, accountID, number)
-	} else {
-		// This account's own number, or one another account released: it moves here.
-		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET account_id = ?, sms_enabled = 1 WHERE number = ?`, accountID, number)
+	case owner == accountID:
+		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET sms_enabled = 1 WHERE number = ?`, number)
+	default:
+		if _, err = tx.ExecContext(ctx, `UPDATE to_dos SET phone_id = NULL WHERE phone_id IN (SELECT id FROM phone_numbers WHERE number = ?)`,
+			number); err != nil {
+			return fmt.Errorf("detach SMS number %s from the To Dos of the account that released it: %w", number, err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE phone_numbers SET account_id = ?, sms_enabled = 1, ai_assistant_id = NULL WHERE number = ?`,
+			accountID, number)
 	}
 	if err != nil {
 		return fmt.Errorf("add SMS number %s: %w", number, err)
