@@ -105,6 +105,29 @@ func runAccountUpdate(ctx context.Context, args []string, _ io.Reader, stdout, _
 	})
 }
 
+func runAccountListBlacklist(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newDBCommand("account list-blacklist", "--number N [--db FILE]", "List the addresses blacklisted for an account, by address.", stdout)
+	number := c.fs.String("number", "", "account `number` (required)")
+	c.require("number")
+	if _, err := c.parse(args); err != nil {
+		return err
+	}
+	return c.withAdmin(ctx, true, func(admins *store.AdminService, sys *answerdesk.Caller) error {
+		all, err := allPages(answerdesk.MaxBlacklistPageSize, func(p answerdesk.Paging) ([]*answerdesk.BlacklistEntry, answerdesk.PageMeta, error) {
+			return admins.FindBlacklist(ctx, sys, *number, p)
+		})
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "EMAIL\tBLACKLISTED AT")
+		for _, e := range all {
+			fmt.Fprintf(tw, "%s\t%s\n", e.Email, e.CreatedAt)
+		}
+		return tw.Flush()
+	})
+}
+
 // accountEdit returns the command that adds or removes one SMS number, sending domain or
 // blacklisted address of an account (accountEdits[sub]).
 func accountEdit(sub string) func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) error {

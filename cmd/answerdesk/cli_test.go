@@ -115,6 +115,7 @@ func testProvisioningCommands(t *testing.T, engine string) {
 		{"add_sending_domain", "", []string{"account", "add-sending-domain", "--db", db, "--number", "2001", "--sending-domain", "mail.cedar.example"}, "cedar.example,mail.cedar.example"},
 		{"remove_sending_domain", "", []string{"account", "remove-sending-domain", "--db", db, "--number", "2001", "--sending-domain", "mail.cedar.example"}, "cedar.example\n"},
 		{"blacklist", "", []string{"account", "blacklist", "--db", db, "--number", "2001", "--email", "noreply@cedar.example"}, "noreply@cedar.example is blacklisted"},
+		{"list_blacklist", "", []string{"account", "list-blacklist", "--db", db, "--number", "2001"}, "noreply@cedar.example  "},
 		{"unblacklist", "", []string{"account", "unblacklist", "--db", db, "--number", "2001", "--email", "noreply@cedar.example"}, "no longer blacklisted"},
 		{"update", "", []string{"account", "update", "--db", db, "--number", "2001", "--name", "Cedar Law LLP"}, "Cedar Law LLP"},
 		{"show", "", []string{"account", "show", "--db", db, "--number", "2001"}, "America/Chicago"},

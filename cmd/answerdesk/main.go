@@ -25,7 +25,8 @@ Usage:
   answerdesk seed [--db PATH]
   answerdesk account create --number N --name NAME [--time-zone ZONE] [--sms-number +1...]... [--sending-domain DOMAIN]...
   answerdesk account list | show | update | add-sms-number | remove-sms-number |
-                     add-sending-domain | remove-sending-domain | blacklist | unblacklist
+                     add-sending-domain | remove-sending-domain | blacklist | unblacklist |
+                     list-blacklist
   answerdesk user create --email EMAIL [--password-stdin] [--admin] [--account NUMBER]...
   answerdesk user list | show | update
   answerdesk token create --user EMAIL [--name NAME]
@@ -134,6 +135,7 @@ func groups() map[string]*group {
 			{"remove-sending-domain", "remove an email-sending domain", accountEdit("remove-sending-domain")},
 			{"blacklist", "forbid an address as a sending address", accountEdit("blacklist")},
 			{"unblacklist", "lift the blacklisting of an address", accountEdit("unblacklist")},
+			{"list-blacklist", "list the addresses blacklisted for an account", runAccountListBlacklist},
 		}},
 		"audio": {name: "audio", about: "Recording audio: where it is stored.", subs: []subcommand{
 			{"move", "move every recording's audio to another audio store, verified, resumable", runAudioMove},
