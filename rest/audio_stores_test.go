@@ -56,6 +56,9 @@ func TestRecordingsInEachAudioStore(t *testing.T) {
 			if a := app.DoWith(t, "GET", link, "", nil, http.Header{"Range": {"bytes=1000-1999"}}); a.Status != 206 || !bytes.Equal(a.Body, audio[1000:2000]) {
 				t.Fatalf("range: %d, %d bytes", a.Status, len(a.Body))
 			}
+			if r := ingest(t, app, app.Admin.Token, callMeta("CAempty-"+st.kind), "audio/wav", []byte{}); r.Status != 422 {
+				t.Fatalf("empty audio: %d %s, want 422", r.Status, r.Body)
+			}
 			if countAudio(t, app) != 1 { // the fixture call's, in the database; the new one is not
 				t.Fatalf("%d objects in the database store, want 1", countAudio(t, app))
 			}

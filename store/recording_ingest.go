@@ -84,6 +84,8 @@ func (s *RecordingService) storeAudio(ctx context.Context, audio *answerdesk.Aud
 	sniff := &sniffReader{r: audio.Body, typ: t}
 	obj, err := st.Put(ctx, key, sniff, limit)
 	switch {
+	case sniff.empty:
+		return nil, answerdesk.FieldErr("audio", "is empty")
 	case sniff.wrong:
 		return nil, answerdesk.FieldErr("audio", fmt.Sprintf("is not %s data: its first bytes are not those of that format", t))
 	case errors.Is(err, answerdesk.ErrAudioTooLarge):
@@ -91,15 +93,17 @@ func (s *RecordingService) storeAudio(ctx context.Context, audio *answerdesk.Aud
 			Hint: "Send a shorter recording, or ask the operator to raise serve --max-audio-bytes."}
 	case err != nil:
 		return nil, fmt.Errorf("store the audio: %w", err)
-	case obj.Size == 0:
-		_ = st.Delete(ctx, key)
-		return nil, answerdesk.FieldErr("audio", "is empty")
 	}
 	return &answerdesk.AudioInfo{Store: kind, Key: key, ContentType: t, Size: obj.Size, SHA256: obj.SHA256}, nil
 }
 
-// errNotAudio ends the read of an upload whose first bytes are not of the type it names.
-var errNotAudio = errors.New("the audio is not of the type it names")
+// errNotAudio ends the read of an upload whose first bytes are not of the type it names,
+// and errEmptyAudio that of an empty one: neither reaches the store as an object (some
+// S3-compatible stores refuse an empty part outright).
+var (
+	errNotAudio   = errors.New("the audio is not of the type it names")
+	errEmptyAudio = errors.New("the audio is empty")
+)
 
 // sniffReader passes an upload through once its first bytes have shown it is of typ.
 type sniffReader struct {
@@ -107,6 +111,7 @@ type sniffReader struct {
 	typ     string
 	checked bool
 	wrong   bool
+	empty   bool
 	head    []byte // read ahead for the check, not yet passed on
 }
 
@@ -118,7 +123,11 @@ func (s *sniffReader) Read(p []byte) (int, error) {
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		if n > 0 && !answerdesk.SniffAudio(s.typ, head[:n]) {
+		if n == 0 {
+			s.empty = true
+			return 0, errEmptyAudio
+		}
+		if !answerdesk.SniffAudio(s.typ, head[:n]) {
 			s.wrong = true
 			return 0, errNotAudio
 		}
