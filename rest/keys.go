@@ -150,11 +150,12 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	t, plain, err := s.Tokens.CreateScopedToken(r.Context(), sess.UserID, r.PostFormValue("name"), scopes)
 	if err != nil {
 		if answerdesk.ErrorCode(err) == answerdesk.EINVALID {
-			msg := "Token name " + fieldMessage(err, "name") + "."
-			if len(scopes) > 0 && fieldMessage(err, "scope") != "is not valid" {
-				msg = "Access " + fieldMessage(err, "scope") + "."
+			label, field := "Token name", "name"
+			if _, bad := fieldError(err, "scope"); bad {
+				label, field = "Access", "scope"
 			}
-			s.renderKeys(w, r, sess, http.StatusUnprocessableEntity, keysView{Error: msg})
+			msg, _ := fieldError(err, field)
+			s.renderKeys(w, r, sess, http.StatusUnprocessableEntity, keysView{Error: label + " " + msg + "."})
 			return
 		}
 		s.Error(w, r, err)
@@ -165,16 +166,18 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/settings/keys", http.StatusSeeOther)
 }
 
-func fieldMessage(err error, field string) string {
+// fieldError is the message of err's error on field, and whether it has one ("is not
+// valid" when it has none).
+func fieldError(err error, field string) (string, bool) {
 	var e *answerdesk.Error
 	if errors.As(err, &e) {
 		for _, f := range e.Fields {
 			if f.Field == field {
-				return f.Message
+				return f.Message, true
 			}
 		}
 	}
-	return "is not valid"
+	return "is not valid", false
 }
 
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {

@@ -87,7 +87,19 @@ func TestKeysPage(t *testing.T) {
 	app := testapp.New(t)
 	alice := signedIn(t, app, app.Alice.Email)
 
-	status, body := alice.post("/settings/keys", url.Values{"csrf_token": {alice.csrf()}, "name": {"CRM <sync>"}})
+	// A token for the call platform: it hands over recordings and reads nothing; the list
+	// says what it may do. A scope it cannot have is refused.
+	status, body := alice.post("/settings/keys", url.Values{"csrf_token": {alice.csrf()}, "name": {"Phone system"}, "scope": {"recordings:write"}})
+	if m := newToken.FindStringSubmatch(body); status != http.StatusOK || m == nil || !strings.Contains(body, "recordings:write") {
+		t.Fatalf("create a recordings:write token: %d, token shown: %v", status, m != nil)
+	} else if r := app.Do(t, http.MethodGet, "/api/v2/messages", m[1], nil); r.Status != http.StatusForbidden {
+		t.Fatalf("the recordings:write token at /api/v2/messages: %d, want 403", r.Status)
+	}
+	if status, body := alice.post("/settings/keys", url.Values{"csrf_token": {alice.csrf()}, "name": {"x"}, "scope": {"admin"}}); status != http.StatusUnprocessableEntity || !strings.Contains(body, "Access") {
+		t.Fatalf("an unknown scope: %d", status)
+	}
+
+	status, body = alice.post("/settings/keys", url.Values{"csrf_token": {alice.csrf()}, "name": {"CRM <sync>"}})
 	m := newToken.FindStringSubmatch(body)
 	if status != http.StatusOK || m == nil {
 		t.Fatalf("create: %d, token shown: %v", status, m != nil)
@@ -105,8 +117,8 @@ func TestKeysPage(t *testing.T) {
 	if strings.Contains(body, plain) {
 		t.Fatal("the token is shown again after creation")
 	}
-	if n := len(rows(body)); n != 2 { // the fixture's token and this one
-		t.Fatalf("%d tokens listed, want 2", n)
+	if n := len(rows(body)); n != 3 { // the fixture's token, the call platform's and this one
+		t.Fatalf("%d tokens listed, want 3", n)
 	}
 	var id string
 	for rid, name := range rows(body) {

@@ -28,8 +28,10 @@ func NewAudioStore(db *DB) *AudioStore { return &AudioStore{db: db} }
 
 var _ answerdesk.AudioStore = (*AudioStore)(nil)
 
-// audioChunkSize is the size of a chunk: large enough that a 100 MiB recording is 100 rows,
-// small enough that 32 concurrent downloads hold 32 MiB.
+// audioChunkSize is the size of a chunk: a 100 MiB recording is 400 rows, and each reader
+// holds one chunk (32 concurrent downloads, 8 MiB). Audio migrated from before the store
+// is one chunk per file, of any size: a reader copies at most audioChunkSize of it at a
+// time and loads it again for the rest.
 const audioChunkSize = 256 << 10
 
 // Put stores what r gives under key, chunk by chunk.

@@ -19,7 +19,7 @@ type RecordingService struct {
 
 	// Audio is the store new audio goes to, of kind AudioKind; nil (or AudioKind "db") is
 	// the database's own. Audio already stored stays where its row says, and is read from
-	// there (Audios).
+	// there (AudioStore).
 	Audio     answerdesk.AudioStore
 	AudioKind string
 	// MaxAudioBytes bounds an ingested audio file (default answerdesk.DefaultMaxAudioBytes).
@@ -42,10 +42,11 @@ var (
 
 // newAudio returns the store new audio goes to, and its kind.
 func (s *RecordingService) newAudio() (answerdesk.AudioStore, string) {
-	if s.Audio == nil || s.AudioKind == "" || s.AudioKind == answerdesk.AudioStoreDB {
-		return NewAudioStore(s.db), answerdesk.AudioStoreDB
+	kind := s.AudioKind
+	if s.Audio == nil || kind == "" {
+		kind = answerdesk.AudioStoreDB
 	}
-	return s.Audio, s.AudioKind
+	return s.AudioStore(kind), kind
 }
 
 // AudioStore returns the store of the given kind: the database's own, or the configured
@@ -247,8 +248,9 @@ func (s *RecordingService) PurgeRecordings(ctx context.Context, audioBefore, row
 	// purge lost to them until its retries ran out, and old audio stayed.
 	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
 		gone = gone[:0]
+		// Every audio that goes: past its own retention, or with its row.
 		q, err := tx.QueryContext(ctx, `SELECT audio_store, audio_key FROM call_recordings
-			WHERE audio_key IS NOT NULL AND (started_at < ? OR started_at < ?)`, audioBefore.UnixMilli(), rowsBefore.UnixMilli())
+			WHERE audio_key IS NOT NULL AND started_at < ?`, max(audioBefore.UnixMilli(), rowsBefore.UnixMilli()))
 		if err != nil {
 			return fmt.Errorf("find old audio: %w", err)
 		}
