@@ -29,7 +29,8 @@ const benchDownloaders = 32
 // BenchmarkRecordingAudio ingests a 100 MiB recording (MB/s) and then has 32 clients
 // download it at once, from each audio store and from Go's http.ServeContent over a
 // local file (the ceiling), in the same run: MB/s of all of them together, and the
-// process's peak RSS while they ran (ANSWERDESK_TEST_ENGINE chooses the database).
+// process's peak RSS while they ran (ANSWERDESK_TEST_ENGINE chooses the database). The
+// process is the server and its 32 clients; the S3 server runs in a process of its own.
 func BenchmarkRecordingAudio(b *testing.B) {
 	app := testapp.New(b)
 	stores := benchAudioStores(b, app)
@@ -62,10 +63,13 @@ func BenchmarkRecordingAudio(b *testing.B) {
 		app.Recordings.Audio, app.Recordings.AudioKind = st.store, st.kind
 		var link string
 		b.Run("ingest_"+st.kind, func(b *testing.B) {
+			rss := watchRSS()
 			for i := 0; b.Loop(); i++ {
 				link = benchIngest(b, app, st.kind+"-"+strconv.Itoa(i))
 			}
 			b.ReportMetric(float64(benchAudioSize)/(1<<20)/b.Elapsed().Seconds()*float64(b.N), "MiB/s")
+			b.ReportMetric(float64(rss.stop())/(1<<20), "peak-RSS-MiB")
+			b.ReportMetric(float64(rss.heap.Load())/(1<<20), "peak-heap-MiB")
 		})
 		b.Run("download_"+st.kind, func(b *testing.B) { benchDownloads(b, link) })
 	}

@@ -28,11 +28,15 @@ func NewAudioStore(db *DB) *AudioStore { return &AudioStore{db: db} }
 
 var _ answerdesk.AudioStore = (*AudioStore)(nil)
 
-// audioChunkSize is the size of a chunk: a 100 MiB recording is 400 rows, and each reader
-// holds one chunk (32 concurrent downloads, 8 MiB). Audio migrated from before the store
-// is one chunk per file, of any size: a reader copies at most audioChunkSize of it at a
-// time and loads it again for the rest.
-const audioChunkSize = 256 << 10
+// audioChunkSize is the size of a chunk: a 100 MiB recording is 800 rows, and each reader
+// holds one chunk (32 concurrent downloads, 4 MiB) while the driver's copy of the next is
+// garbage at once. The size trades memory for queries: with 32 downloads of 100 MiB at
+// once (BenchmarkRecordingAudio), 256 KiB chunks peaked near 150 MiB of RSS, most of it
+// the garbage collector trailing the driver's copies, and 64 KiB chunks were a query per
+// 64 KiB, under half of http.ServeContent's throughput. Audio migrated from before the
+// store is one chunk per file, of any size: a reader copies at most audioChunkSize of it
+// at a time and loads it again for the rest.
+const audioChunkSize = 128 << 10
 
 // Put stores what r gives under key, chunk by chunk.
 func (s *AudioStore) Put(ctx context.Context, key string, r io.Reader, max int64) (obj answerdesk.AudioObject, err error) {
@@ -60,8 +64,14 @@ func (s *AudioStore) Put(ctx context.Context, key string, r io.Reader, max int64
 				return obj, answerdesk.ErrAudioTooLarge
 			}
 			h.Write(buf[:n])
-			if _, err := s.db.write.ExecContext(ctx, `INSERT INTO audio_chunks (key, seq, offset_, data) VALUES (?, ?, ?, ?)`,
-				key, seq, size, buf[:n]); err != nil {
+			// A chunk need not reach the disk on its own: the object is complete only with
+			// the UPDATE below, whose synced commit syncs the chunks written before it, and
+			// a crash before that leaves an incomplete object for the sweep.
+			if err := s.db.writeUnsynced(ctx, func(q rowQuerier) error {
+				_, err := q.ExecContext(ctx, `INSERT INTO audio_chunks (key, seq, offset_, data) VALUES (?, ?, ?, ?)`,
+					key, seq, size, buf[:n])
+				return err
+			}); err != nil {
 				return obj, fmt.Errorf("put audio %s chunk %d: %w", key, seq, err)
 			}
 			size += int64(n)
@@ -80,6 +90,13 @@ func (s *AudioStore) Put(ctx context.Context, key string, r io.Reader, max int64
 	if _, err := s.db.write.ExecContext(ctx, `UPDATE audio_objects SET size = ?, sha256 = ?, complete = 1 WHERE key = ?`,
 		obj.Size, obj.SHA256, key); err != nil {
 		return obj, fmt.Errorf("put audio %s: %w", key, err)
+	}
+	if !s.db.d.postgres {
+		// The writer's page cache now holds the upload's pages, which nothing reads
+		// through it again: give their memory back (up to 16 MB) rather than keep it
+		// until other writes push them out. Only memory is at stake, so an error is
+		// let go.
+		_, _ = s.db.write.ExecContext(ctx, `PRAGMA shrink_memory`)
 	}
 	return obj, nil
 }
@@ -116,7 +133,7 @@ type chunkReader struct {
 
 // load reads the chunk holding pos into buf.
 func (r *chunkReader) load() error {
-	rows, err := r.db.rd.QueryContext(r.ctx, `SELECT offset_, data FROM audio_chunks WHERE key = ? AND offset_ <= ?
+	rows, err := r.db.audioRd.QueryContext(r.ctx, `SELECT offset_, data FROM audio_chunks WHERE key = ? AND offset_ <= ?
 		ORDER BY offset_ DESC LIMIT 1`, r.key, r.pos)
 	if err != nil {
 		return fmt.Errorf("read audio %s at %d: %w", r.key, r.pos, err)

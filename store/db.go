@@ -42,6 +42,12 @@ type DB struct {
 	write *sql.DB
 	read  *sql.DB
 	rd    *stmtReader // reads through cached prepared statements
+	// audio reads the database audio store's chunks: on SQLite a pool of its own whose
+	// connections keep almost no page cache, since a stream reads each page once and
+	// would otherwise fill the read pool's caches (16 MB a connection) with audio and push
+	// out the pages of messages and tokens; on PostgreSQL the one pool.
+	audio   *sql.DB
+	audioRd *stmtReader
 	// tokens caches verified API tokens while SQLite's data_version says nothing was
 	// committed since (see authversion.go); nil on PostgreSQL.
 	tokens *tokenCache
@@ -101,7 +107,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		if !slices.ContainsFunc(extra, func(p string) bool { return strings.HasPrefix(p, "busy_timeout(") }) {
 			q.Add("_pragma", "busy_timeout(10000)")
 		}
-		for _, p := range append(pragmas, extra...) {
+		for _, p := range pragmas {
+			// An extra pragma of the same name replaces the shared one.
+			name, _, _ := strings.Cut(p, "(")
+			if !slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, name+"(") }) {
+				q.Add("_pragma", p)
+			}
+		}
+		for _, p := range extra {
 			q.Add("_pragma", p)
 		}
 		q.Set("_txlock", "immediate")
@@ -142,6 +155,17 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	db.read.SetMaxIdleConns(n)
 	db.read.SetConnMaxIdleTime(0)
 	db.read.SetConnMaxLifetime(0)
+	// 64 pages (256 KiB) per connection: enough for the b-tree's interior pages that
+	// find a chunk; the chunk's own pages come from the OS's file cache.
+	if db.audio, err = sql.Open("sqlite", dsn("query_only(1)", "cache_size(64)")); err != nil {
+		db.read.Close()
+		db.write.Close()
+		return nil, fmt.Errorf("open database %s for audio: %w", path, err)
+	}
+	db.audio.SetMaxOpenConns(n)
+	db.audio.SetMaxIdleConns(n)
+	db.audio.SetConnMaxIdleTime(0)
+	db.audioRd = newStmtReader(db.audio, true)
 	return db, nil
 }
 
@@ -164,13 +188,14 @@ func openPostgresDB(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open database %s: %w", redactURL(url), err)
 	}
-	db := &DB{path: url, d: postgresDialect, write: pool, read: pool, Now: time.Now}
+	db := &DB{path: url, d: postgresDialect, write: pool, read: pool, audio: pool, Now: time.Now}
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	// pgx prepares and caches each statement per connection itself.
 	db.rd = newStmtReader(pool, false)
+	db.audioRd = db.rd
 	return db, nil
 }
 
@@ -246,11 +271,12 @@ func prepareFiles(path string) error {
 // connections do.
 func (db *DB) Close() error {
 	db.rd.close()
+	db.audioRd.close()
 	var err error
 	if db.read == db.write {
 		err = db.write.Close()
 	} else {
-		err = errors.Join(db.read.Close(), db.write.Close())
+		err = errors.Join(db.audio.Close(), db.read.Close(), db.write.Close())
 	}
 	db.tokens.close()
 	return err
