@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: all help build run demo-reset test test-go test-zapier test-short lint bench bench-http bench-pg fuzz clean postgres postgres-optional postgres-stop
+.PHONY: all help build run demo-reset test test-go test-zapier test-short eval lint bench bench-http bench-pg fuzz clean postgres postgres-optional postgres-stop
 
 # make run PORT=8081 serves on another port; DB is the database file (kept across runs).
 PORT      ?= 8080
@@ -73,6 +73,13 @@ test-zapier: ## the Zapier app's tests (needs node >= 20 and npm)
 		cd $(ZAPIER_DIR) && npm ci --prefer-offline --no-audit --no-fund && \
 		ANSWERDESK_BIN=$(CURDIR)/$(BIN) npm test; \
 	fi
+
+# The documentation answerer's held-out question sets, never tuned on: each set's accuracy
+# against its target and its off-topic questions answered, misses counted by kind only.
+# (make test checks the tuning sets against search/testdata/qa/verdicts.tsv.)
+eval: ## measure the docs answerer on its held-out question sets
+	@out=$$(ANSWERDESK_EVAL=1 $(GO) test -count=1 -run 'TestHeldOutSets|TestAnswerQuality' -v ./search/); status=$$?; \
+		printf '%s\n' "$$out" | grep -E '^\s+eval_test.go:[0-9]+: (tune|dev|test|all)|^(ok|FAIL|---)'; exit $$status
 
 test-short: ## the Go tests without the race detector
 	$(GO) test -count=1 ./...
