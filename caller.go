@@ -44,7 +44,16 @@ func (c *Caller) RequireScope(scope string) error {
 	if c.HasScope(scope) {
 		return nil
 	}
-	return &Error{Code: EFORBIDDEN, Message: "the credential lacks the scope " + scope, Hint: "authorize again asking for " + scope}
+	return &Error{Code: EFORBIDDEN, Message: "the credential lacks the scope " + scope, Hint: c.scopeHint(scope)}
+}
+
+// scopeHint says how to get a credential with scope: an API token's scopes are fixed when
+// it is created, an OAuth token's when it is authorized.
+func (c *Caller) scopeHint(scope string) string {
+	if c.TokenID != 0 {
+		return "this API token was created for other scopes: use a token created without --scope"
+	}
+	return "authorize again asking for " + scope
 }
 
 // RequireAnyScope returns an EFORBIDDEN error when the caller's credential grants none of
@@ -57,7 +66,7 @@ func (c *Caller) RequireAnyScope() error {
 			return nil
 		}
 	}
-	return &Error{Code: EFORBIDDEN, Message: "the credential grants no scope", Hint: "authorize again asking for at least one scope"}
+	return &Error{Code: EFORBIDDEN, Message: "the credential grants no scope", Hint: c.scopeHint("at least one scope")}
 }
 
 // Scopes of the external API dispatching configuration: on-call contacts and their

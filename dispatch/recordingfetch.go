@@ -82,6 +82,8 @@ func (f *RecordingFetcher) Tick(ctx context.Context) (int, error) {
 		}
 		if status != answerdesk.FetchDone {
 			f.Logger.Warn("recording fetch", "recording_sid", c.RecordingSID, "status", status, "error", errText)
+		} else {
+			f.Logger.Info("recording fetch", "recording_sid", c.RecordingSID, "status", status)
 		}
 		return f.Queue.SettleRecordingFetch(settle, c, status, retryAt, errText)
 	})

@@ -55,8 +55,16 @@ func ParseURL(raw string) (Config, error) {
 	if u.Scheme != "s3" || u.Host == "" {
 		return Config{}, fmt.Errorf("s3 URL %q: want s3://BUCKET/PREFIX?region=R&endpoint=URL&path_style=true", raw)
 	}
+	if u.User != nil {
+		// Refused rather than ignored: a key in the URL would show in process lists and
+		// logs, and the store would not use it.
+		return Config{}, fmt.Errorf("s3 URL: credentials in the URL are refused: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
 	c := Config{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Secure: true}
 	q := u.Query()
+	if eu, err := url.Parse(q.Get("endpoint")); err == nil && eu.User != nil {
+		return Config{}, fmt.Errorf("s3 URL: credentials in the endpoint are refused: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
 	for name := range q {
 		switch name {
 		case "region", "endpoint", "path_style":

@@ -46,11 +46,15 @@ func TestParseURL(t *testing.T) {
 		{url: "s3://rec?endpoint=http://x/path", bad: "endpoint"},
 		{url: "s3://rec?path_style=maybe", bad: "path_style"},
 		{url: "s3://rec?regoin=x", bad: "unknown parameter"},
+		{url: "s3://AKIAKEY:secret@rec/p", bad: "credentials in the URL are refused"},
+		{url: "s3://rec?endpoint=http://AKIAKEY:secret@127.0.0.1:9000&regoin=x", bad: "credentials in the endpoint are refused"},
 	} {
 		got, err := s3.ParseURL(tc.url)
 		switch {
 		case tc.bad != "" && (err == nil || !strings.Contains(err.Error(), tc.bad)):
 			t.Errorf("%s: %v, want an error about %s", tc.url, err, tc.bad)
+		case err != nil && strings.Contains(err.Error(), "secret"):
+			t.Errorf("%s: the error shows the secret: %v", tc.url, err)
 		case tc.bad == "" && (err != nil || got != tc.want):
 			t.Errorf("%s: %+v %v, want %+v", tc.url, got, err, tc.want)
 		}

@@ -163,6 +163,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("--audio-store: %v", err)
 	}
+	// The store's URL carries no secret (S3 credentials come from the environment), so it
+	// is logged whole: an operator sees where new audio goes.
+	logger.Info("recording audio store", "kind", audioKind, "store", cfg.audioStore, "redirect", cfg.audioRedirect)
 	acfg := app.Config{
 		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
 		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
