@@ -240,8 +240,14 @@ func TestRecordingsWriteToken(t *testing.T) {
 	}
 	for _, path := range []string{"/api/v2/messages", "/api/v2/call-recordings", "/api/v2/me", "/api/v2/accounts", "/api/v2/to-dos",
 		"/api/v2/on-call-contacts", "/api/v2/users"} {
-		if r := app.Do(t, "GET", path, phone, nil); r.Status != 403 || !strings.Contains(string(r.Body), "use a token created without --scope") {
-			t.Errorf("GET %s with a recordings:write token: %d %.200s, want 403 with a hint for API tokens", path, r.Status, r.Body)
+		r := app.Do(t, "GET", path, phone, nil)
+		if r.Status != 403 {
+			t.Errorf("GET %s with a recordings:write token: %d %.200s, want 403", path, r.Status, r.Body)
+		}
+		// A scope's refusal tells an API token's holder what to do about it (an admin-only
+		// path is refused for being one, whatever the scopes).
+		if path != "/api/v2/users" && !strings.Contains(string(r.Body), "use a token created without --scope") {
+			t.Errorf("GET %s with a recordings:write token: %.300s, want the hint for API tokens", path, r.Body)
 		}
 	}
 	if r := app.Do(t, "POST", "/api/v2/messages", phone, `{"message":{"content":"x"}}`); r.Status != 403 {
