@@ -170,14 +170,21 @@ func PlainOptionalNull(t reflect.Type, s *jsonschema.Schema) {
 }
 
 // Refused makes the schema of each property of s, t's schema, whose field is tagged
-// refused:"true" one that no value satisfies ({"not": {}}, with the field's description):
+// refused:"true" one that no value satisfies (not anyValue, with the field's description):
 // a request that names the property, even as null, is refused.
 func Refused(t reflect.Type, s *jsonschema.Schema) {
 	eachProperty(t, s, func(f reflect.StructField, _ string, _ []string, p *jsonschema.Schema) {
 		if f.Tag.Get("refused") == "true" {
-			*p = jsonschema.Schema{Description: p.Description, Not: &jsonschema.Schema{}}
+			*p = jsonschema.Schema{Description: p.Description, Not: anyValue()}
 		}
 	})
+}
+
+// anyValue is a schema every value satisfies, written as an object: the library writes an
+// empty schema as the boolean true, which OpenAPI 3.0 tools (oapi-codegen, Redocly) refuse
+// where a schema object is due.
+func anyValue() *jsonschema.Schema {
+	return &jsonschema.Schema{Description: "Any value."}
 }
 
 // For is Of for type T, every type inlined.

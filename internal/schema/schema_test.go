@@ -118,7 +118,7 @@ func TestRequestRules(t *testing.T) {
 	got, _ := json.Marshal(s.Properties)
 	want := `{"admin":{"type":["boolean","null"]},` +
 		`"comment":{"type":["string","null"]},` +
-		`"fixed":{"description":"Cannot be changed.","not":true},` +
+		`"fixed":{"description":"Cannot be changed.","not":{"description":"Any value."}},` +
 		`"name":{"type":["string","null"]},` +
 		`"number":{"type":"string"},` +
 		`"tags":{"type":["array","null"],"items":{"type":"string"}}}`
