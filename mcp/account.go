@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ type AccountServices struct {
 	Messages   answerdesk.MessageService
 	Recordings answerdesk.CallRecordingService
 	ToDos      answerdesk.ToDoService
+	// API is the customer API's OpenAPI document (rest.OpenAPIV2): a tool takes the
+	// arguments of the operation it mirrors, with their schemas.
+	API []byte
 }
 
 // NewAccountServer is the account MCP server (/mcp/account): one tool per customer API
@@ -57,8 +61,12 @@ func NewAccountServer(cfg Config, svc AccountServices) *server.MCPServer {
 	if svc.Messages == nil || svc.Recordings == nil || svc.ToDos == nil {
 		panic("mcp: NewAccountServer needs the message, recording and To Do services")
 	}
+	api, err := newAPIArgs(svc.API)
+	if err != nil {
+		panic("mcp: NewAccountServer: " + err.Error())
+	}
 	s := newServer("answerdesk-account", "answerdesk account", cfg, accountInstructions)
-	a := &accountTools{cfg: cfg, svc: svc}
+	a := &accountTools{cfg: cfg, svc: svc, api: api}
 	s.AddTools(
 		a.listMessages(),
 		a.getRecentMessages(),
@@ -85,6 +93,7 @@ func NewAccountServer(cfg Config, svc AccountServices) *server.MCPServer {
 type accountTools struct {
 	cfg Config
 	svc AccountServices
+	api *apiArgs
 }
 
 // The results: the bodies of the customer API's answers.
@@ -300,40 +309,50 @@ func accountOutput[T any](dataDesc string) mcpgo.ToolOption {
 	}
 }
 
-// Argument schemas shared by several tools.
-var (
-	datePattern    = mcpgo.Pattern(`^[0-1][0-9]-[0-3][0-9]-[0-9]{4}$`)
-	pageArg        = mcpgo.WithInteger("page", mcpgo.Min(1), mcpgo.DefaultNumber(1), mcpgo.Description("The page to return, from 1; default 1. meta.total_pages says how many there are."))
-	messageIDArg   = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The message's integer id (e.g. \"1234\") or its uuid, as list_messages returns them."))
-	recordingScope = "Needs the recordings:read scope."
-)
-
-func pageSizeArg(def, max int) mcpgo.ToolOption {
-	return mcpgo.WithInteger("page_size", mcpgo.Min(1), mcpgo.Max(float64(max)), mcpgo.DefaultNumber(float64(def)),
-		mcpgo.Description(fmt.Sprintf("Items per page, 1 to %d; default %d. A value out of range is an error, not clamped.", max, def)))
+// args are the arguments of the tool mirroring operation id (inner: see apiArgs.operation),
+// with the tool's own descriptions of those named. A missing operation is a programming
+// error, caught by every test that builds the server.
+func (a *accountTools) args(id, inner string, descriptions map[string]string) toolArgs {
+	args, err := a.api.operation(id, inner)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: arguments of %s: %v", id, err))
+	}
+	return args.describe(descriptions)
 }
+
+// pagingDescriptions describe page and page_size for a list of def items per page, at most max.
+func pagingDescriptions(def, max int) map[string]string {
+	return map[string]string{
+		"page":      "The page to return, from 1; default 1. meta.total_pages says how many there are.",
+		"page_size": fmt.Sprintf("Items per page, 1 to %d; default %d. A value out of range is an error, not clamped.", max, def),
+	}
+}
+
+// merge is descriptions and more, in a new map.
+func merge(descriptions, more map[string]string) map[string]string {
+	out := maps.Clone(descriptions)
+	maps.Copy(out, more)
+	return out
+}
+
+const recordingScope = "Needs the recordings:read scope."
 
 // --- messages ---
 
 func (a *accountTools) listMessages() server.ServerTool {
-	opts := append(readOnly("List messages"),
-		mcpgo.WithString("origin", mcpgo.Enum(answerdesk.Origins...),
-			mcpgo.Description("Only messages that came in on this channel: "+strings.Join(answerdesk.Origins, ", ")+" (any case).")),
-		mcpgo.WithString("status", mcpgo.Enum(answerdesk.Statuses...),
-			mcpgo.Description("Only messages with this status: new (taken), delivered (reached an on-call contact) or acknowledged.")),
-		mcpgo.WithString("start_date", datePattern,
-			mcpgo.Description("Only messages created on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.")),
-		mcpgo.WithString("end_date", datePattern,
-			mcpgo.Description("Only messages created on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.")),
-		mcpgo.WithBoolean("read", mcpgo.Description("true for read messages only, false for unread messages only; leave it out for both.")),
-		pageArg,
-		pageSizeArg(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize),
+	args := a.args("listMessages", "", merge(pagingDescriptions(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize), map[string]string{
+		"origin":     "Only messages that came in on this channel: " + strings.Join(answerdesk.Origins, ", ") + " (any case).",
+		"status":     "Only messages with this status: new (taken), delivered (reached an on-call contact) or acknowledged.",
+		"start_date": "Only messages created on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.",
+		"end_date":   "Only messages created on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.",
+		"read":       "true for read messages only, false for unread messages only; leave it out for both.",
+	}))
+	opts := append(readOnly("List messages"), args.option(),
 		accountOutput[pageOf[answerdesk.Message]]("The page's messages, newest first (created_at, then id)."))
 	tool := toolDef("list_messages",
 		"List the messages taken for your accounts, newest first, one page at a time, as GET /api/v2/messages: filter by origin (channel), status, a range of days, and read or unread. "+
 			"Returns the messages with every field (caller, content, status, answers, timestamps) and meta with the page, page_size, total and total_pages. Needs the messages:read scope.", opts...)
-	return a.tool(tool,
-		[]string{"origin", "status", "start_date", "end_date", "read", "page", "page_size"},
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.ReadMessageFilter(p)
 			if err := p.err(); err != nil {
@@ -348,14 +367,15 @@ func (a *accountTools) listMessages() server.ServerTool {
 }
 
 func (a *accountTools) getRecentMessages() server.ServerTool {
-	opts := append(readOnly("Recent messages"),
-		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(answerdesk.MaxRecentLimit), mcpgo.DefaultNumber(answerdesk.DefaultRecentLimit),
-			mcpgo.Description(fmt.Sprintf("How many messages, 1 to %d; default %d.", answerdesk.MaxRecentLimit, answerdesk.DefaultRecentLimit))),
+	args := a.args("listRecentMessages", "", map[string]string{
+		"limit": fmt.Sprintf("How many messages, 1 to %d; default %d.", answerdesk.MaxRecentLimit, answerdesk.DefaultRecentLimit),
+	})
+	opts := append(readOnly("Recent messages"), args.option(),
 		accountOutput[allOf[answerdesk.Message]]("The newest messages, newest first."))
 	tool := toolDef("get_recent_messages",
 		"Get the newest messages taken for your accounts, newest first, as GET /api/v2/messages/recents. "+
 			"Use it to see what came in lately; use list_messages to filter or page. Needs the messages:read scope.", opts...)
-	return a.tool(tool, []string{"limit"},
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			raw := p.Int("limit")
 			if err := p.err(); err != nil {
@@ -372,12 +392,16 @@ func (a *accountTools) getRecentMessages() server.ServerTool {
 // idCall is a service method on one item, named by its id.
 type idCall[T any] func(ctx context.Context, c *answerdesk.Caller, id string) (T, error)
 
-// idTool is a tool that takes one id (described by idArg) and calls one service method.
-func idTool[T any](a *accountTools, idArg mcpgo.ToolOption, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
-	opts = append(opts, idArg)
-	return a.tool(toolDef(name, description, opts...), []string{"id"},
+// idTool is a tool mirroring operation opID, which takes one id (described by idDesc), and
+// calls one service method.
+func idTool[T any](a *accountTools, opID, idDesc, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
+	args := a.args(opID, "", map[string]string{"id": idDesc})
+	opts = append(opts, args.option())
+	checkID := args.idChecker()
+	return a.tool(toolDef(name, description, opts...), args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id := p.id("id")
+			checkID(p)
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -385,13 +409,17 @@ func idTool[T any](a *accountTools, idArg mcpgo.ToolOption, name, description st
 		})
 }
 
-// messageTool is a tool that takes a message id and calls one message service method.
-func messageTool[T any](a *accountTools, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
-	return idTool(a, messageIDArg, name, description, opts, do)
+// messageIDDescription describes the id argument of the tools on one message.
+const messageIDDescription = "The message's integer id (e.g. \"1234\") or its uuid, as list_messages returns them."
+
+// messageTool is a tool mirroring operation opID on one message, which calls one message
+// service method.
+func messageTool[T any](a *accountTools, opID, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
+	return idTool(a, opID, messageIDDescription, name, description, opts, do)
 }
 
 func (a *accountTools) getMessage() server.ServerTool {
-	return messageTool(a, "get_message",
+	return messageTool(a, "getMessage", "get_message",
 		"Get one message by its integer id or its uuid, with every field, as GET /api/v2/messages/{id}. "+
 			"A message of an account you cannot see is not found. Needs the messages:read scope.",
 		append(readOnly("Get a message"), accountOutput[oneOf[answerdesk.Message]]("The message.")),
@@ -399,55 +427,31 @@ func (a *accountTools) getMessage() server.ServerTool {
 }
 
 func (a *accountTools) getMessageCallRecording() server.ServerTool {
-	return messageTool(a, "get_message_call_recording",
+	return messageTool(a, "getMessageCallRecording", "get_message_call_recording",
 		"Get the recording of a message's call, as GET /api/v2/messages/{id}/call-recording: the call detail record and a signed audio URL (valid 15 minutes). "+
 			"Not found when the message did not come from a recorded call. Needs the messages:read and recordings:read scopes.",
 		append(readOnly("Recording of a message's call"), accountOutput[oneOf[answerdesk.CallRecording]]("The recording of the message's call.")),
 		a.svc.Recordings.FindMessageCallRecording)
 }
 
-// messageStringArgs describes the optional string fields of create_message: the
-// descriptions of answerdesk.MessageDetails, the one place they are written.
-var messageStringArgs = func() map[string]string {
-	sch, err := schema.For[answerdesk.MessageDetails]()
-	if err != nil {
-		panic(fmt.Sprintf("schema of answerdesk.MessageDetails: %v", err)) // a type's tags, fixed at build
-	}
-	out := make(map[string]string, len(sch.Properties))
-	for name, p := range sch.Properties {
-		out[name] = p.Description
-	}
-	return out
-}()
-
 func (a *accountTools) createMessage() server.ServerTool {
-	known := []string{"content", "account_number", "origin", "from_ai_assistant", "is_emergency", "escalation_level_id", "answers"}
-	opts := append(writes("Create a message", false),
-		mcpgo.WithString("content", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(answerdesk.MaxContentLength),
-			mcpgo.Description("The message itself, e.g. \"Mrs. Diaz called about a leaking water heater; please call back today.\"")),
-		mcpgo.WithString("account_number", mcpgo.MaxLength(answerdesk.MaxAccountNumberLength),
-			mcpgo.Description("The number of the account the message is for, e.g. 1001. Required unless you are a member of exactly one account.")),
-		mcpgo.WithString("origin", mcpgo.Enum(answerdesk.Origins...),
-			mcpgo.Description("The channel the message came in on; default API (AI_CALL when from_ai_assistant is true).")),
-		mcpgo.WithBoolean("from_ai_assistant", mcpgo.Description("true when an AI assistant took the message; origin then defaults to AI_CALL.")),
-		mcpgo.WithBoolean("is_emergency", mcpgo.Description("true for an emergency; default false.")),
-		mcpgo.WithInteger("escalation_level_id", mcpgo.Min(1), mcpgo.Description("The escalation level to deliver the message to first; default the account's first level.")),
-		mcpgo.WithObject("answers", mcpgo.AdditionalProperties(true),
-			mcpgo.Description(fmt.Sprintf("The script's answers: question name to answer, e.g. {\"issue\": \"leak\"}. At most %d questions.", answerdesk.MaxAnswers))),
-	)
-	for _, name := range answerdesk.MessageStringFields() {
-		po := []mcpgo.PropertyOption{mcpgo.MaxLength(answerdesk.MaxStringLength), mcpgo.Description(messageStringArgs[name])}
-		if name == "non_message_type" {
-			po = append(po, mcpgo.Enum(answerdesk.NonMessageTypes...))
-		}
-		opts = append(opts, mcpgo.WithString(name, po...))
-		known = append(known, name)
-	}
-	opts = append(opts, accountOutput[oneOf[answerdesk.Message]]("The new message (status new)."))
+	// The body's message object, flat: the other properties keep their descriptions, the
+	// API's (the jsonschema tags of answerdesk.MessageCreateRequest).
+	args := a.args("createMessage", "message", map[string]string{
+		"content":             "The message itself, e.g. \"Mrs. Diaz called about a leaking water heater; please call back today.\"",
+		"account_number":      "The number of the account the message is for, e.g. 1001. Required unless you are a member of exactly one account.",
+		"origin":              "The channel the message came in on; default API (AI_CALL when from_ai_assistant is true).",
+		"from_ai_assistant":   "true when an AI assistant took the message; origin then defaults to AI_CALL.",
+		"is_emergency":        "true for an emergency; default false.",
+		"escalation_level_id": "The escalation level to deliver the message to first; default the account's first level.",
+		"answers":             fmt.Sprintf("The script's answers: question name to answer, e.g. {\"issue\": \"leak\"}. At most %d questions.", answerdesk.MaxAnswers),
+	})
+	opts := append(writes("Create a message", false), args.option(),
+		accountOutput[oneOf[answerdesk.Message]]("The new message (status new)."))
 	tool := toolDef("create_message",
 		"Take a new message on one of your accounts, as POST /api/v2/messages: content is required, the other fields describe the caller. "+
 			"The message is stored with status new and delivered to the account's on-call contacts at once. Every call creates a new message. Needs the messages:write scope.", opts...)
-	return a.tool(tool, known,
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			req, err := answerdesk.ParseMessageCreate(p.body())
 			if err != nil {
@@ -458,7 +462,7 @@ func (a *accountTools) createMessage() server.ServerTool {
 }
 
 func (a *accountTools) acknowledgeMessage() server.ServerTool {
-	return messageTool(a, "acknowledge_message",
+	return messageTool(a, "acknowledgeMessage", "acknowledge_message",
 		"Acknowledge a message, as PATCH /api/v2/messages/{id}/acknowledge: its status becomes acknowledged, acknowledged_at is set, and its escalation to further on-call contacts stops. "+
 			"Acknowledging again changes nothing. Needs the messages:write scope.",
 		append(writes("Acknowledge a message", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
@@ -466,7 +470,7 @@ func (a *accountTools) acknowledgeMessage() server.ServerTool {
 }
 
 func (a *accountTools) markMessageRead() server.ServerTool {
-	return messageTool(a, "mark_message_read",
+	return messageTool(a, "markMessageAsRead", "mark_message_read",
 		"Mark a message read (read: true), as PATCH /api/v2/messages/{id}/mark-as-read. Marking a read message read changes nothing. Needs the messages:write scope.",
 		append(writes("Mark a message read", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
 		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
@@ -475,7 +479,7 @@ func (a *accountTools) markMessageRead() server.ServerTool {
 }
 
 func (a *accountTools) markMessageUnread() server.ServerTool {
-	return messageTool(a, "mark_message_unread",
+	return messageTool(a, "markMessageAsUnread", "mark_message_unread",
 		"Mark a message unread (read: false), as PATCH /api/v2/messages/{id}/mark-as-unread. Marking an unread message unread changes nothing. Needs the messages:write scope.",
 		append(writes("Mark a message unread", true), accountOutput[oneOf[answerdesk.Message]]("The message as it is now.")),
 		func(ctx context.Context, c *answerdesk.Caller, id string) (any, error) {
@@ -486,25 +490,19 @@ func (a *accountTools) markMessageUnread() server.ServerTool {
 // --- call recordings ---
 
 func (a *accountTools) listCallRecordings() server.ServerTool {
-	opts := append(readOnly("List call recordings"),
-		mcpgo.WithString("account_id", mcpgo.Pattern(`^[0-9]+$`),
-			mcpgo.Description("Only recordings of this account, by its integer id (the account_id of a message), e.g. \"1\".")),
-		mcpgo.WithString("skill_name", mcpgo.MaxLength(answerdesk.MaxStringLength),
-			mcpgo.Description("Only recordings of calls answered under this skill (the cdr's skill_name), exact match.")),
-		mcpgo.WithString("from_date", datePattern,
-			mcpgo.Description("Only calls started on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.")),
-		mcpgo.WithString("to_date", datePattern,
-			mcpgo.Description("Only calls started on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.")),
-		mcpgo.WithBoolean("sample", mcpgo.DefaultBool(false),
-			mcpgo.Description("true for up to page_size recordings drawn at random from the filtered set instead of a page (meta then has no total_pages); default false.")),
-		pageArg,
-		pageSizeArg(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize),
+	args := a.args("listCallRecordings", "", merge(pagingDescriptions(answerdesk.DefaultRecordingPageSize, answerdesk.MaxRecordingPageSize), map[string]string{
+		"account_id": "Only recordings of this account, by its integer id (the account_id of a message), e.g. \"1\".",
+		"skill_name": "Only recordings of calls answered under this skill (the cdr's skill_name), exact match.",
+		"from_date":  "Only calls started on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.",
+		"to_date":    "Only calls started on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.",
+		"sample":     "true for up to page_size recordings drawn at random from the filtered set instead of a page (meta then has no total_pages); default false.",
+	}))
+	opts := append(readOnly("List call recordings"), args.option(),
 		accountOutput[pageOf[answerdesk.CallRecording]]("The page's recordings, newest first (started_at, then id), each with its call detail record (cdr) and a signed audio URL (recording) valid 15 minutes, or null once the audio is past retention."))
 	tool := toolDef("list_call_recordings",
 		"List the call recordings of your accounts, newest first, one page at a time, as GET /api/v2/call-recordings: filter by account, skill and a range of days, or draw a random sample. "+
 			"Each recording has the call's detail record (times, durations, agent, skill) and a signed audio URL. "+recordingScope, opts...)
-	return a.tool(tool,
-		[]string{"account_id", "skill_name", "from_date", "to_date", "sample", "page", "page_size"},
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.ReadRecordingFilter(p)
 			if err := p.err(); err != nil {
@@ -519,7 +517,7 @@ func (a *accountTools) listCallRecordings() server.ServerTool {
 }
 
 func (a *accountTools) getCallRecording() server.ServerTool {
-	return idTool(a, mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.Description("The recording's integer id, e.g. \"42\", as list_call_recordings returns it.")),
+	return idTool(a, "getCallRecording", "The recording's integer id, e.g. \"42\", as list_call_recordings returns it.",
 		"get_call_recording",
 		"Get one call recording by id, as GET /api/v2/call-recordings/{id}: the call detail record and a signed audio URL valid 15 minutes. "+
 			"A recording of an account you cannot see is not found. "+recordingScope,
@@ -530,40 +528,31 @@ func (a *accountTools) getCallRecording() server.ServerTool {
 
 // --- To Dos ---
 
-// scheduleArgDescription and scheduleArgProperties describe the schedule argument of
-// create_to_do and update_to_do.
-const scheduleArgDescription = `When to deliver it, in the account's time zone: {"rule": "immediately"}; {"rule": "today", "times": ["09:30", "17:00"]} (times still ahead today); or recurring, without rule: {"frequency": "weekly", "interval": 1, "days": ["monday", "wednesday"], "times": ["09:30"]}, optionally with "until": "2026-12-31" or "count": 10 (not both) and "skip_dates": ["2026-12-25"].`
+// scheduleDescription describes the schedule argument of create_to_do and update_to_do.
+const scheduleDescription = `When to deliver it, in the account's time zone: {"rule": "immediately"}; {"rule": "today", "times": ["09:30", "17:00"]} (times still ahead today); or recurring, without rule: {"frequency": "weekly", "interval": 1, "days": ["monday", "wednesday"], "times": ["09:30"]}, optionally with "until": "2026-12-31" or "count": 10 (not both) and "skip_dates": ["2026-12-25"].`
 
-var scheduleArgProperties = map[string]any{
-	"rule": map[string]any{"type": "string", "enum": []string{answerdesk.ScheduleImmediately, answerdesk.ScheduleToday},
-		"description": "immediately (due now) or today (once at each of times today); leave it out for a recurring schedule."},
-	"times": map[string]any{"type": "array", "items": map[string]any{"type": "string", "pattern": `^[0-2][0-9]:[0-5][0-9]$`},
-		"description": "Times of day HH:MM (24-hour) in the account's time zone, e.g. [\"09:30\"]; required unless rule is immediately."},
-	"frequency": map[string]any{"type": "string", "enum": []string{answerdesk.FrequencyDaily, answerdesk.FrequencyWeekly, answerdesk.FrequencyMonthly},
-		"description": "Recurring schedules only: daily, weekly or monthly."},
-	"interval": map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxScheduleInterval,
-		"description": "Recurring schedules only: every interval days, weeks or months; default 1."},
-	"days": map[string]any{"type": "array", "items": map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}},
-		"description": "Weekly: weekday names (monday ... sunday); monthly: days of the month 1 to 31; not for daily."},
-	"until": map[string]any{"type": "string", "format": "date",
-		"description": "Recurring schedules only: the last date (YYYY-MM-DD, account time zone) it may be sent on (RFC 5545 UNTIL). Not with count."},
-	"count": map[string]any{"type": "integer", "minimum": 1, "maximum": answerdesk.MaxScheduleCount,
-		"description": "Recurring schedules only: how many occurrences in all, counted from now (RFC 5545 COUNT; skipped dates count too). Not with until."},
-	"skip_dates": map[string]any{"type": "array", "maxItems": answerdesk.MaxSkipDates, "items": map[string]any{"type": "string", "format": "date"},
-		"description": "Recurring schedules only: dates (YYYY-MM-DD, account time zone) on which nothing is sent, e.g. holidays."},
+// toDoFieldDescriptions describe the fields of a To Do a create or an update gives.
+var toDoFieldDescriptions = map[string]string{
+	"name":         "A name for the To Do; default its creation time.",
+	"contact":      "Who receives it: a phone number (e.g. +15555550123) for sms and ai_outbound_call, an email address for email.",
+	"message_text": fmt.Sprintf("The text of an sms (at most %d characters) or the body of an email.", answerdesk.MaxSMSLength),
+	"instructions": "For call and ai_outbound_call: what the agent or AI assistant says or does.",
+	"from":         "For sms: an SMS-enabled number of the account to send from, e.g. +15550101001 (a leading +1 is stripped).",
+	"from_email":   "For email: the sender address; its domain must be an authenticated sending domain of the account, and it must not be blacklisted.",
+	"sender_name":  "For email: the sender's display name.",
+	"subject":      "For email: the subject line.",
 }
 
 func (a *accountTools) listToDos() server.ServerTool {
-	opts := append(readOnly("List To Dos"),
-		pageArg,
-		pageSizeArg(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize),
-		mcpgo.WithString("state", mcpgo.Enum(answerdesk.ToDoStates...),
-			mcpgo.Description("Only To Dos in this state: active (something left to send), paused, completed (nothing left) or cancelled. Default: every state.")),
+	args := a.args("listToDos", "", merge(pagingDescriptions(answerdesk.DefaultToDoPageSize, answerdesk.MaxToDoPageSize), map[string]string{
+		"state": "Only To Dos in this state: active (something left to send), paused, completed (nothing left) or cancelled. Default: every state.",
+	}))
+	opts := append(readOnly("List To Dos"), args.option(),
 		accountOutput[pageOf[answerdesk.ToDo]]("The page's To Dos, newest first, each with its state, schedule (next_occurrence, previous_occurrence, upcoming) and last_delivery."))
 	tool := toolDef("list_to_dos",
 		"List the To Dos (scheduled texts, emails and calls) of your accounts, newest first, one page at a time, as GET /api/v2/to-dos. "+
 			"Each has its state, delivery type, contact, text or instructions, schedule with the next and previous occurrence, and the outcome of its last delivery. Needs the todos:read scope.", opts...)
-	return a.tool(tool, []string{"page", "page_size", "state"},
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			f := answerdesk.ReadToDoFilter(p, &p.v)
 			if err := p.err(); err != nil {
@@ -574,33 +563,18 @@ func (a *accountTools) listToDos() server.ServerTool {
 }
 
 func (a *accountTools) createToDo() server.ServerTool {
+	args := a.args("createToDo", "", merge(toDoFieldDescriptions, map[string]string{
+		"account_number": "The number of the account the To Do runs for, e.g. 1001; you must be a member of it.",
+		"delivery_type":  "How to deliver it (any case): sms (needs from, contact, message_text), email (needs contact, message_text, from_email), call (needs instructions: an agent calls), ai_outbound_call (needs contact, instructions; only where the server enables it).",
+		"schedule":       scheduleDescription,
+	}))
 	// Open world: a To Do sends SMS, email and calls to people outside answerdesk.
-	opts := append(writes("Create a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true),
-		mcpgo.WithString("account_number", mcpgo.Required(), mcpgo.MaxLength(answerdesk.MaxAccountNumberLength),
-			mcpgo.Description("The number of the account the To Do runs for, e.g. 1001; you must be a member of it.")),
-		mcpgo.WithString("delivery_type", mcpgo.Required(), mcpgo.Enum(answerdesk.DeliveryTypes...),
-			mcpgo.Description("How to deliver it: sms (needs from, contact, message_text), email (needs contact, message_text, from_email), call (needs instructions: an agent calls), ai_outbound_call (needs contact, instructions; only where the server enables it).")),
-		mcpgo.WithObject("schedule", mcpgo.Required(), mcpgo.AdditionalProperties(false),
-			mcpgo.Description(scheduleArgDescription), mcpgo.Properties(scheduleArgProperties)),
-		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A name for the To Do; default its creation time.")),
-		mcpgo.WithString("contact", mcpgo.MaxLength(answerdesk.MaxAddressLength),
-			mcpgo.Description("Who receives it: a phone number (e.g. +15555550123) for sms and ai_outbound_call, an email address for email.")),
-		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
-			mcpgo.Description(fmt.Sprintf("The text of an sms (at most %d characters) or the body of an email.", answerdesk.MaxSMSLength))),
-		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength),
-			mcpgo.Description("For call and ai_outbound_call: what the agent or AI assistant says or does.")),
-		mcpgo.WithString("from", mcpgo.MaxLength(answerdesk.MaxPhoneLength),
-			mcpgo.Description("For sms: an SMS-enabled number of the account to send from, e.g. +15550101001 (a leading +1 is stripped).")),
-		mcpgo.WithString("from_email", mcpgo.MaxLength(answerdesk.MaxAddressLength),
-			mcpgo.Description("For email: the sender address; its domain must be an authenticated sending domain of the account, and it must not be blacklisted.")),
-		mcpgo.WithString("sender_name", mcpgo.MaxLength(answerdesk.MaxSenderNameLength), mcpgo.Description("For email: the sender's display name.")),
-		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("For email: the subject line.")),
+	opts := append(writes("Create a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true), args.option(),
 		accountOutput[oneOf[answerdesk.ToDo]]("The new To Do with its schedule (next_occurrence is when it is delivered first)."))
 	tool := toolDef("create_to_do",
 		"Schedule a To Do on one of your accounts, as POST /api/v2/to-dos: an sms, email, call or AI outbound call, delivered now, today at given times, or on a recurring schedule. "+
 			"The arguments are the API's flat body; every bad field is reported at once. Every call creates a new To Do. Needs the todos:write scope.", opts...)
-	known := []string{"account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
-	return a.tool(tool, known,
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			// Account numbers are digits, and some clients (the MCP Inspector CLI) send
 			// 1001 for "1001": take a whole number as its decimal string.
@@ -615,17 +589,17 @@ func (a *accountTools) createToDo() server.ServerTool {
 		})
 }
 
-// toDoIDArg is the id argument of the tools on one To Do.
-var toDoIDArg = mcpgo.WithString("id", mcpgo.Required(), mcpgo.MinLength(1),
-	mcpgo.Description("The To Do's integer id (e.g. \"42\"), as list_to_dos and create_to_do return it."))
+// toDoIDDescription describes the id argument of the tools on one To Do.
+const toDoIDDescription = "The To Do's integer id (e.g. \"42\"), as list_to_dos and create_to_do return it."
 
-// toDoTool is a tool that takes a To Do id and calls one To Do service method.
-func toDoTool[T any](a *accountTools, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
-	return idTool(a, toDoIDArg, name, description, opts, do)
+// toDoTool is a tool mirroring operation opID on one To Do, which calls one To Do service
+// method.
+func toDoTool[T any](a *accountTools, opID, name, description string, opts []mcpgo.ToolOption, do idCall[T]) server.ServerTool {
+	return idTool(a, opID, toDoIDDescription, name, description, opts, do)
 }
 
 func (a *accountTools) getToDo() server.ServerTool {
-	return toDoTool(a, "get_to_do",
+	return toDoTool(a, "getToDo", "get_to_do",
 		"Get one To Do by id, as GET /api/v2/to-dos/{id}: its state (active, paused, completed, cancelled), delivery fields, schedule with next_occurrence and the next five occurrences (schedule.upcoming), and last_delivery. "+
 			"A To Do of an account you cannot see is not found. Needs the todos:read scope.",
 		append(readOnly("Get a To Do"), accountOutput[oneOf[answerdesk.ToDo]]("The To Do.")),
@@ -633,7 +607,7 @@ func (a *accountTools) getToDo() server.ServerTool {
 }
 
 func (a *accountTools) pauseToDo() server.ServerTool {
-	return toDoTool(a, "pause_to_do",
+	return toDoTool(a, "pauseToDo", "pause_to_do",
 		"Pause a To Do, as PATCH /api/v2/to-dos/{id}/pause: nothing is sent while it is paused (an occurrence already being sent finishes) and next_occurrence is null. "+
 			"Pausing a paused To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
 		append(writes("Pause a To Do", true), accountOutput[oneOf[answerdesk.ToDo]]("The To Do, now paused.")),
@@ -641,7 +615,7 @@ func (a *accountTools) pauseToDo() server.ServerTool {
 }
 
 func (a *accountTools) resumeToDo() server.ServerTool {
-	return toDoTool(a, "resume_to_do",
+	return toDoTool(a, "resumeToDo", "resume_to_do",
 		"Resume a paused To Do, as PATCH /api/v2/to-dos/{id}/resume: it continues from its next occurrence after now; occurrences missed while it was paused are not sent. "+
 			"A To Do whose schedule has ended meanwhile becomes completed. Resuming an active To Do changes nothing; a cancelled or completed one is an error on state. Needs the todos:write scope.",
 		append(writes("Resume a To Do", true), mcpgo.WithOpenWorldHintAnnotation(true),
@@ -650,7 +624,7 @@ func (a *accountTools) resumeToDo() server.ServerTool {
 }
 
 func (a *accountTools) cancelToDo() server.ServerTool {
-	return toDoTool(a, "cancel_to_do",
+	return toDoTool(a, "cancelToDo", "cancel_to_do",
 		"Cancel a To Do for good, as DELETE /api/v2/to-dos/{id}: nothing more is ever sent (an occurrence already being sent finishes), state becomes cancelled and next_occurrence null. "+
 			"It cannot be resumed or changed afterwards, but stays readable with its deliveries. Cancelling again changes nothing. Needs the todos:write scope.",
 		append(writes("Cancel a To Do", true), mcpgo.WithDestructiveHintAnnotation(true),
@@ -659,29 +633,31 @@ func (a *accountTools) cancelToDo() server.ServerTool {
 }
 
 func (a *accountTools) updateToDo() server.ServerTool {
+	args := a.args("updateToDo", "", map[string]string{
+		"id":             toDoIDDescription,
+		"account_number": "Cannot be changed: an error names it. Cancel the To Do and create a new one instead.",
+		"delivery_type":  "Cannot be changed: an error names it. Cancel the To Do and create a new one instead.",
+		"schedule":       "A new schedule, replacing the old one from now on (same forms as create_to_do). " + scheduleDescription,
+		"name":           "A new name.",
+		"contact":        "A new recipient: a phone number for sms, call and ai_outbound_call, an email address for email.",
+		"message_text":   fmt.Sprintf("New text of an sms (at most %d characters) or body of an email.", answerdesk.MaxSMSLength),
+		"instructions":   "New instructions of a call or ai_outbound_call.",
+		"from":           "sms: another SMS-enabled number of the account to send from.",
+		"from_email":     "email: another sender address on an authenticated sending domain of the account.",
+		"sender_name":    "email: a new sender display name.",
+		"subject":        "email: a new subject line.",
+	})
 	opts := append(writes("Change a To Do", false), mcpgo.WithOpenWorldHintAnnotation(true), mcpgo.WithDestructiveHintAnnotation(true),
-		toDoIDArg,
-		mcpgo.WithObject("schedule", mcpgo.AdditionalProperties(false),
-			mcpgo.Description("A new schedule, replacing the old one from now on (same forms as create_to_do). "+scheduleArgDescription),
-			mcpgo.Properties(scheduleArgProperties)),
-		mcpgo.WithString("name", mcpgo.MaxLength(answerdesk.MaxToDoNameLength), mcpgo.Description("A new name.")),
-		mcpgo.WithString("contact", mcpgo.MaxLength(answerdesk.MaxAddressLength), mcpgo.Description("A new recipient: a phone number for sms, call and ai_outbound_call, an email address for email.")),
-		mcpgo.WithString("message_text", mcpgo.MaxLength(answerdesk.MaxEmailBodyLength),
-			mcpgo.Description(fmt.Sprintf("New text of an sms (at most %d characters) or body of an email.", answerdesk.MaxSMSLength))),
-		mcpgo.WithString("instructions", mcpgo.MaxLength(answerdesk.MaxInstructionsLength), mcpgo.Description("New instructions of a call or ai_outbound_call.")),
-		mcpgo.WithString("from", mcpgo.MaxLength(answerdesk.MaxPhoneLength), mcpgo.Description("sms: another SMS-enabled number of the account to send from.")),
-		mcpgo.WithString("from_email", mcpgo.MaxLength(answerdesk.MaxAddressLength), mcpgo.Description("email: another sender address on an authenticated sending domain of the account.")),
-		mcpgo.WithString("sender_name", mcpgo.MaxLength(answerdesk.MaxSenderNameLength), mcpgo.Description("email: a new sender display name.")),
-		mcpgo.WithString("subject", mcpgo.MaxLength(answerdesk.MaxSubjectLength), mcpgo.Description("email: a new subject line.")),
-		accountOutput[oneOf[answerdesk.ToDo]]("The To Do as it is now."))
+		args.option(), accountOutput[oneOf[answerdesk.ToDo]]("The To Do as it is now."))
 	tool := toolDef("update_to_do",
 		"Change some fields of a To Do, as PATCH /api/v2/to-dos/{id}: give only what changes. The result is checked exactly as create_to_do checks a new To Do. "+
 			"account_number and delivery_type cannot be changed (an error on that field: cancel and create a new To Do). A new schedule replaces the old one and recomputes next_occurrence; "+
 			"a paused To Do stays paused, a completed one becomes active again, a cancelled one cannot be changed. Needs the todos:write scope.", opts...)
-	known := []string{"id", "account_number", "delivery_type", "schedule", "name", "contact", "message_text", "instructions", "from", "from_email", "sender_name", "subject"}
-	return a.tool(tool, known,
+	checkID := args.idChecker()
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id := p.id("id")
+			checkID(p)
 			if err := p.err(); err != nil {
 				return nil, err
 			}
@@ -695,15 +671,18 @@ func (a *accountTools) updateToDo() server.ServerTool {
 }
 
 func (a *accountTools) listToDoDeliveries() server.ServerTool {
-	opts := append(readOnly("List a To Do's deliveries"), toDoIDArg, pageArg,
-		pageSizeArg(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize),
+	args := a.args("listToDoDeliveries", "", merge(pagingDescriptions(answerdesk.DefaultToDoDeliveryPageSize, answerdesk.MaxToDoDeliveryPageSize),
+		map[string]string{"id": toDoIDDescription}))
+	opts := append(readOnly("List a To Do's deliveries"), args.option(),
 		accountOutput[pageOf[answerdesk.ToDoDelivery]]("The To Do's occurrences, newest first, each with its status and attempts."))
 	tool := toolDef("list_to_do_deliveries",
 		"List a To Do's occurrences and their delivery attempts, newest first, as GET /api/v2/to-dos/{id}/deliveries: scheduled_for, status (pending, sending, sent, failed, skipped), channel, error, "+
 			"and attempts [{at, status, error}]. An occurrence dropped by a pause, cancel or schedule change is skipped with the reason. Needs the todos:read scope.", opts...)
-	return a.tool(tool, []string{"id", "page", "page_size"},
+	checkID := args.idChecker()
+	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {
 			id, page, size := p.id("id"), p.Int("page"), p.Int("page_size")
+			checkID(p)
 			if err := p.err(); err != nil {
 				return nil, err
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/mcp"
 	"github.com/answerdesk/answerdesk/ratelimit"
+	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -61,7 +62,7 @@ func serveAccount(t *testing.T, mutate ...func(*mcp.Config)) *accountServer {
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	h := mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos}), "/mcp/account", cfg)
+	h := mcp.Handler(mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos, API: rest.OpenAPIV2()}), "/mcp/account", cfg)
 	srv.Config.Handler = h
 	srv.Start()
 	t.Cleanup(func() {
@@ -428,7 +429,11 @@ func TestAccountToolErrors(t *testing.T) {
 			[]string{"page: must be an integer", "state: must be one of"}},
 		{"get_to_do/not_found", "get_to_do", map[string]any{"id": "999999"}, "GET", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
 		{"cancel_to_do/not_found", "cancel_to_do", map[string]any{"id": "999999"}, "DELETE", "/api/v2/to-dos/999999", nil, []string{`no to-do "999999"`}},
-		{"list_to_do_deliveries/not_found", "list_to_do_deliveries", map[string]any{"id": "abc"}, "GET", "/api/v2/to-dos/abc/deliveries", nil, []string{`no to-do "abc"`}},
+		{"list_to_do_deliveries/not_found", "list_to_do_deliveries", map[string]any{"id": "999999"}, "GET", "/api/v2/to-dos/999999/deliveries", nil, []string{`no to-do "999999"`}},
+		// The argument's schema says what REST's path parameter does (digits): a value that
+		// cannot match is a bad argument, where REST's path finds no To Do.
+		{"list_to_do_deliveries/id_not_digits", "list_to_do_deliveries", map[string]any{"id": "abc"}, "", "", nil, []string{"id: must match ^[0-9]+$"}},
+		{"pause_to_do/id_not_digits", "pause_to_do", map[string]any{"id": "a\ufffdb"}, "", "", nil, []string{"id: must match ^[0-9]+$"}},
 		{"get_message/id_required", "get_message", nil, "", "", nil, []string{"id: is required"}},
 		{"get_message/unknown_argument", "get_message", map[string]any{"id": "1", "include": "answers"}, "", "", nil,
 			[]string{"include", "is not an argument of this tool", "this tool takes only id"}},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/store"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -20,7 +21,7 @@ const snapshotBase = "https://answerdesk.example"
 // each server's instructions with the golden files in testdata/tools. Run with
 // definitionsOnly are services for building the account server only to read its tool
 // definitions (snapshots); no tool is called.
-var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordings: &store.RecordingService{}, ToDos: &store.ToDoService{}}
+var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordings: &store.RecordingService{}, ToDos: &store.ToDoService{}, API: rest.OpenAPIV2()}
 
 // UPDATE_SNAPSHOTS=1 to rewrite them after an intended change, and review the diff.
 func TestToolSnapshots(t *testing.T) {

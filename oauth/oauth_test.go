@@ -16,6 +16,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/answerdesk/answerdesk/mcp"
+	"github.com/answerdesk/answerdesk/rest"
 	"golang.org/x/oauth2"
 )
 
@@ -27,7 +28,7 @@ func newBenchApp(t testing.TB) *testapp.App {
 	app := testapp.New(t)
 	cfg := mcp.Config{BaseURL: app.Server.URL, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Authenticate: app.Rest.RequireBearer("/mcp/account")}
-	srv := mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos})
+	srv := mcp.NewAccountServer(cfg, mcp.AccountServices{Messages: app.Messages, Recordings: app.Recordings, ToDos: app.ToDos, API: rest.OpenAPIV2()})
 	app.Mount("/mcp/account", mcp.Handler(srv, "/mcp/account", cfg))
 	return app
 }

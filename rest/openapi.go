@@ -168,6 +168,11 @@ var v2AnyCase = map[string][]string{
 // space around: ^\s*(?:[Ss][Mm][Ss]|...)\s*$, in the syntax both ECMA-262 and Go's regexp
 // read.
 func anyCasePattern(values []string) string {
+	return `^\s*` + foldPattern(values) + `\s*$`
+}
+
+// foldPattern is the group matching one of values in any case: (?:[Ss][Mm][Ss]|...).
+func foldPattern(values []string) string {
 	alts := make([]string, len(values))
 	for i, v := range values {
 		var b strings.Builder
@@ -180,7 +185,7 @@ func anyCasePattern(values []string) string {
 		}
 		alts[i] = b.String()
 	}
-	return `^\s*(?:` + strings.Join(alts, "|") + `)\s*$`
+	return `(?:` + strings.Join(alts, "|") + `)`
 }
 
 // requiredWhen is the condition of each delivery type on a To Do create body: when
@@ -561,6 +566,10 @@ func mergeSchema(s, extra map[string]any) map[string]any {
 	}
 	return s
 }
+
+// OpenAPIV2 is the customer API's OpenAPI document, as GET /api/v2/openapi.json serves it:
+// the account MCP server reads its tools' arguments from it.
+func OpenAPIV2() []byte { return openAPIV2 }
 
 // serveOpenAPIV2 serves the customer API's OpenAPI document (GET /api/v2/openapi.json), as
 // serveOpenAPIV1 does the public API's: code generators and API clients poll it, and a

@@ -47,7 +47,7 @@ func v2Errors(statuses ...int) map[int]string {
 // there is one); the base holds its prose.
 var v2Operations = []serverOperation{
 	{operation: operation{method: http.MethodGet, path: "/messages", id: "listMessages", summary: "List messages",
-		query: append([]queryParam{{name: "origin", schema: map[string]any{"type": "string"}}, enumParam("status", answerdesk.Statuses),
+		query: append([]queryParam{foldParam("origin", answerdesk.Origins), enumParam("status", answerdesk.Statuses),
 			dateParam("start_date", "StartDate"), dateParam("end_date", "EndDate"), {name: "read", schema: map[string]any{"type": "boolean"}}},
 			paging(answerdesk.DefaultMessagePageSize, answerdesk.MaxMessagePageSize)...),
 		bodies: okBody("MessageList"), errors: conditional(v2Errors(401, 405, 422, 500))},
@@ -200,6 +200,13 @@ func paging(def, max int) []queryParam {
 // shared parameter of the base.
 func dateParam(name, shared string) queryParam {
 	return queryParam{name: name, shared: shared, schema: map[string]any{"type": "string", "pattern": answerdesk.DatePattern}}
+}
+
+// foldParam is a filter parameter taking one of values in any case (and nothing around
+// it): the enumeration for readers, the pattern for validators.
+func foldParam(name string, values []string) queryParam {
+	return queryParam{name: name, schema: map[string]any{"type": "string",
+		"anyOf": []any{map[string]any{"enum": values}, map[string]any{"pattern": "^" + foldPattern(values) + "$"}}}}
 }
 
 // enumParam is a filter parameter taking one of values.

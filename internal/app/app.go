@@ -326,7 +326,7 @@ func (m *Main) openPublic(cfg Config) error {
 		"/mcp/public": mcp.Handler(mcp.NewPublicServer(mcfg), "/mcp/public", mcfg),
 		"/mcp/docs":   mcp.Handler(mcp.NewDocsServer(mcfg), "/mcp/docs", mcfg),
 		"/mcp/account": mcp.Handler(mcp.NewAccountServer(acfg,
-			mcp.AccountServices{Messages: m.Messages, Recordings: m.Recordings, ToDos: m.ToDos}), "/mcp/account", acfg),
+			mcp.AccountServices{Messages: m.Messages, Recordings: m.Recordings, ToDos: m.ToDos, API: rest.OpenAPIV2()}), "/mcp/account", acfg),
 	}
 	m.Rest.MCP = m.MCP
 	m.Rest.Site, m.Rest.Sandbox = m.Site, m.Sandbox
