@@ -26,9 +26,12 @@ type DataVersions interface {
 // served or revalidated within the window hands out URLs with at least 14.5 minutes left.
 const signedURLWindow = 30 * time.Second
 
-// readSpec is one cacheable customer API read.
+// scopesKey is the context key of the scopes the request's operation declares.
+type scopesKey struct{}
+
+// readSpec is one cacheable customer API read; the scopes it needs are its operation's
+// (v2Operations), checked before a cached body is served.
 type readSpec struct {
-	scopes []string // what the read needs; checked before a cached body is served
 	// window, when set, bounds how long a body is served: it holds signed URLs.
 	window time.Duration
 	// build runs the read on a miss: the encoded body and, for a list, its Link header.
@@ -51,7 +54,13 @@ func (s *Server) serveRead(w http.ResponseWriter, r *http.Request, rd readSpec) 
 		return
 	}
 	c := caller(r)
-	v, err := s.dataVersion(r, c, rd.scopes)
+	scopes, ok := r.Context().Value(scopesKey{}).([]string)
+	if !ok {
+		// Fail closed: a read reached without its operation's scopes would skip their check.
+		s.Error(w, r, fmt.Errorf("cached read of %s without its operation's scopes", r.URL.Path))
+		return
+	}
+	v, err := s.dataVersion(r, c, scopes)
 	if err != nil {
 		s.Error(w, r, err)
 		return

@@ -25,6 +25,10 @@ type operation struct {
 	query        []queryParam   // the query parameters it takes; any other is a 400
 	bodies       map[int]string // success status → schema component of the body ("" keeps the base's)
 	errors       map[int]string // error status → response component
+	// scopes are what the caller's credential must grant (the service checks them; the
+	// document states them as the operation's security, and a cached read checks them
+	// before it answers from the cache). None: any valid credential.
+	scopes []string
 }
 
 // okBody is the bodies of an operation whose one success is a 200 with a body of the
@@ -74,6 +78,9 @@ func operationPaths(base json.RawMessage, shared map[string]map[string]any, ops 
 			return nil, fmt.Errorf("openapi: %s has no prose in the base document", at)
 		}
 		o["operationId"], o["summary"] = op.id, op.summary
+		if len(op.scopes) > 0 {
+			o["security"] = []any{map[string]any{"bearerAuth": op.scopes}}
+		}
 		if err := setQueryParams(o, shared, done, op, at); err != nil {
 			return nil, err
 		}

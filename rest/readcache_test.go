@@ -146,7 +146,7 @@ func TestReadCacheIsPerAccountSet(t *testing.T) {
 	if r := getIf(t, app, list, app.Alice.Token, ""); r.Status != 200 {
 		t.Fatal(r.Status)
 	}
-	app.Rest.Tokens = narrowTokens{TokenService: app.Rest.Tokens, scopes: []string{answerdesk.ScopeRecordingsRead}}
+	app.Rest.Tokens = &narrowTokens{TokenService: app.Rest.Tokens, scopes: []string{answerdesk.ScopeRecordingsRead}}
 	for _, inm := range []string{"", aliceTag} {
 		if r := getIf(t, app, list, app.Alice.Token, inm); r.Status != http.StatusForbidden {
 			t.Fatalf("without messages:read (If-None-Match %q): %d %s", inm, r.Status, r.Body)

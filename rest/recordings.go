@@ -28,20 +28,20 @@ func (s *Server) listCallRecordings(w http.ResponseWriter, r *http.Request) {
 		s.writeList(w, r, list, meta, err)
 		return
 	}
-	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead}, window: signedURLWindow, build: func() ([]byte, string, error) {
+	s.serveRead(w, r, readSpec{window: signedURLWindow, build: func() ([]byte, string, error) {
 		list, meta, err := s.Recordings.FindCallRecordings(r.Context(), caller(r), rq)
 		return s.encodeList(r, list, meta, err)
 	}})
 }
 
 func (s *Server) getCallRecording(w http.ResponseWriter, r *http.Request) {
-	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead}, window: signedURLWindow, build: func() ([]byte, string, error) {
+	s.serveRead(w, r, readSpec{window: signedURLWindow, build: func() ([]byte, string, error) {
 		return encodeOne(s.Recordings.FindCallRecording(r.Context(), caller(r), chi.URLParam(r, "id")))
 	}})
 }
 
 func (s *Server) getMessageCallRecording(w http.ResponseWriter, r *http.Request) {
-	s.serveRead(w, r, readSpec{scopes: []string{answerdesk.ScopeRecordingsRead, answerdesk.ScopeMessagesRead}, window: signedURLWindow,
+	s.serveRead(w, r, readSpec{window: signedURLWindow,
 		build: func() ([]byte, string, error) {
 			return encodeOne(s.Recordings.FindMessageCallRecording(r.Context(), caller(r), chi.URLParam(r, "id")))
 		}})
