@@ -264,12 +264,14 @@ func TestSchedulerCrashSafety(t *testing.T) {
 	t.Run("cut_off_before_answer", func(t *testing.T) {
 		app := testapp.New(t)
 		var requests, answered atomic.Int32
+		arrived := make(chan struct{})
 		f := &fakeTwilio{status: 201, body: `{"sid":"SM2"}`}
 		ch, srv := startTwilio(t, f, "")
 		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if requests.Add(1) == 1 {
 				// The first request never gets an answer. Reading the body lets the server
 				// notice when the client hangs up.
+				close(arrived)
 				_, _ = io.Copy(io.Discard, r.Body)
 				<-r.Context().Done()
 				return
@@ -283,7 +285,13 @@ func TestSchedulerCrashSafety(t *testing.T) {
 		s.SMS = ch
 		done := make(chan struct{})
 		go func() { defer close(done); _, _ = s.Tick(ctx) }()
-		time.Sleep(100 * time.Millisecond)
+		// Cut off once the provider has the request, however slow the machine: cut off
+		// earlier, the request would be the fresh scheduler's, and never answered.
+		select {
+		case <-arrived:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the provider never got the first request")
+		}
 		cancel()
 		<-done
 		if got := reload(t, app, td.ID); got.LastDelivery != nil || got.IsSending {
