@@ -17,12 +17,12 @@ import (
 // snapshotBase is the base URL the snapshots are made with (tool descriptions show it).
 const snapshotBase = "https://answerdesk.example"
 
-// TestToolSnapshots compares every tool definition (what a model sees in tools/list) and
-// each server's instructions with the golden files in testdata/tools. Run with
 // definitionsOnly are services for building the account server only to read its tool
 // definitions (snapshots); no tool is called.
 var definitionsOnly = AccountServices{Messages: &store.MessageService{}, Recordings: &store.RecordingService{}, ToDos: &store.ToDoService{}, API: rest.OpenAPIV2()}
 
+// TestToolSnapshots compares every tool definition (what a model sees in tools/list) and
+// each server's instructions with the golden files in testdata/tools. Run with
 // UPDATE_SNAPSHOTS=1 to rewrite them after an intended change, and review the diff.
 func TestToolSnapshots(t *testing.T) {
 	cfg := testConfig(t, snapshotBase)
