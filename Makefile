@@ -144,7 +144,7 @@ bench: build ## benchmarks and the HTTP load generator (SQLite; make bench-pg: b
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN)
 
-# The endpoints of issue 18 with wrk (Debian's wrk package), each against an in-memory
+# The customer and public API's busiest endpoints with wrk (Debian's wrk package), each against an in-memory
 # ceiling serving the same bytes (MCP tools/call against the same read over REST),
 # alternating rounds in the same minutes; medians, shares and the server's RSS.
 # VS=path measures another build (say, the previous one) in the same rounds; PROFILE=dir
@@ -158,7 +158,7 @@ bench-http: build $(if $(filter postgres,$(ENGINE)),postgres) ## wrk against the
 
 # The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and two PostgreSQL
 # replicas sharing one database (fresh databases on the make postgres server, dropped at the
-# end), one table at the end (issue 17).
+# end), one table at the end.
 bench-pg: build postgres ## loadgen on SQLite, PostgreSQL and 2 PostgreSQL replicas, one table
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -compare -postgres "$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')"
 

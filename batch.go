@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Public API batch limits (SERVICE.md §8).
+// Public API batch limits (the Public API docs page).
 const (
 	MaxBatchRequests = 10
 	BatchJobTTL      = 24 * time.Hour

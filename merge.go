@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// Merge variables (the External API dispatching docs page, SERVICE.md §6) are written {{name}} in the values of an
+// Merge variables (the External API dispatching and Merge variables docs pages) are written {{name}} in the values of an
 // external API method's data and resolve against the message being delivered:
 //
 //	{{message.<field>}}             any field of the message's API (snake_case) form

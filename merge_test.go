@@ -456,7 +456,7 @@ func referenceFormPayload(fields []answerdesk.PayloadField, d *answerdesk.MergeD
 	return referencePayload(fields, d, func(n, v string) string { return url.QueryEscape(n) + "=" + url.QueryEscape(v) }, "&")
 }
 
-// amplificationFields is the attack of issue 12: the most data fields a method may have,
+// amplificationFields is the amplification attack: the most data fields a method may have,
 // each value the largest allowed (10,000 characters) and made of nothing but
 // {{message.content}}, 526 times.
 func amplificationFields() []answerdesk.PayloadField {

@@ -38,7 +38,7 @@ var Statuses = []string{StatusNew, StatusDelivered, StatusAcknowledged}
 // NonMessageTypes lists the values of non_message_type (which may also be null).
 var NonMessageTypes = []string{"hang_up", "wrong_number", "spam", "info_only"}
 
-// Message is a message taken by the service (SERVICE.md §2.1). Optional values are
+// Message is a message taken by the service (the Messages docs page). Optional values are
 // pointers so that absent values encode as null.
 type Message struct {
 	ID                   int64   `json:"id" jsonschema:"Integer id of the message."`

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// CallRecording is a recorded call with its call detail record (SERVICE.md §2.2).
+// CallRecording is a recorded call with its call detail record (the Call recordings docs page).
 type CallRecording struct {
 	ID            int64   `json:"id" jsonschema:"Id of the call recording."`
 	CallID        int64   `json:"call_id" jsonschema:"Id of the recorded call; messages taken on this call have the same call_id."`

@@ -25,7 +25,7 @@ var DeliveryTypes = []string{DeliverySMS, DeliveryEmail, DeliveryCall, DeliveryA
 // FeatureAIOutboundCall is the --feature name that enables ai_outbound_call To Dos.
 const FeatureAIOutboundCall = "ai-outbound-call"
 
-// ToDo is a scheduled outbound task (SERVICE.md §2.3, the To Dos docs page).
+// ToDo is a scheduled outbound task (the To Dos docs page).
 type ToDo struct {
 	ID                            int64         `json:"id" jsonschema:"Integer id of the To Do."`
 	AccountNumber                 string        `json:"account_number" jsonschema:"Number of the account the To Do runs against (the account_number it was created with)."`
@@ -308,7 +308,7 @@ func toDoFields(in *ToDoCreateRequest, scheduleRequired bool) (*ToDoCreate, erro
 			v.Add("message_text", fmt.Sprintf("must be at most %d characters for sms", MaxSMSLength))
 		}
 		if t.From != "" {
-			// Stored without the +1 (SERVICE.md §4.3); other country codes keep their E.164 form.
+			// Stored without the +1; other country codes keep their E.164 form.
 			if p, ok := NormalizePhone(t.From); ok {
 				t.From = strings.TrimPrefix(p, "+1")
 			} else if !v.Has("from") {

@@ -402,7 +402,7 @@ func TestTakeoverKeepsTheRetrySchedule(t *testing.T) {
 	}
 }
 
-// TestDeliveryErrorsHideInternalAddresses: issue 12 finding 4. The error stored on an attempt,
+// TestDeliveryErrorsHideInternalAddresses: the error stored on an attempt,
 // shown in GET /api/v2/dispatch-deliveries, is a category and the host the customer
 // configured, never the address the service resolved it to (nor its resolver).
 func TestDeliveryErrorsHideInternalAddresses(t *testing.T) {

@@ -56,7 +56,7 @@ func utc(s string) time.Time {
 	return t
 }
 
-// TestToDoLifecycleWeekly is the issue's "done when": a weekly To Do paused across an
+// TestToDoLifecycleWeekly walks a whole lifecycle: a weekly To Do paused across an
 // occurrence sends nothing, resumed it sends the next occurrence once, a changed time is
 // used, and once cancelled nothing more is ever sent. The clock is injected; the scheduler
 // is the real one over the real store.
@@ -221,7 +221,7 @@ func TestToDoResumedAfterItsEnd(t *testing.T) {
 
 // TestToDoCancelStopsAClaimedOccurrence: a tick claims a whole batch at once but sends it
 // with a few workers, so a claimed occurrence can wait for a worker. A cancel (or pause)
-// that commits while it waits must keep it from starting (CONTRACT 1.7: "no later one
+// that commits while it waits must keep it from starting (the To Dos docs page: "no later one
 // starts"); the one already at the provider finishes.
 func TestToDoCancelStopsAClaimedOccurrence(t *testing.T) {
 	for _, action := range []struct{ method, suffix, state, reason string }{

@@ -10,7 +10,7 @@ import (
 	"github.com/answerdesk/answerdesk"
 )
 
-// Default retention of recording data (SERVICE.md §8).
+// Default retention of recording data (the Call recordings docs page).
 const (
 	DefaultAudioRetention     = 31 * 24 * time.Hour
 	DefaultRecordingRetention = 3 * 365 * 24 * time.Hour

@@ -93,7 +93,7 @@ func (c *TwilioChannel) Send(ctx context.Context, o *answerdesk.Occurrence) (str
 	case answerdesk.DeliveryCall, answerdesk.DeliveryAIOutboundCall:
 		to := todoField(t.Contact)
 		if to == "" {
-			// call To Dos may be created without a contact (SERVICE.md §4.3), yet a call
+			// call To Dos may be created without a contact (a task for a live agent), yet a call
 			// needs a number to ring.
 			return "", Permanent(errors.New("call To Do has no contact number"))
 		}

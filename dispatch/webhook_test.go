@@ -641,7 +641,7 @@ func startFakeDNS(t *testing.T, answers []netip.Addr) string {
 	return pc.LocalAddr().String()
 }
 
-// TestWebhookErrorSummary: issue 12 finding 4. An attempt's stored error showed the service's
+// TestWebhookErrorSummary: an attempt's stored error showed the service's
 // resolver ("lookup x on 10.x.x.x:53") and the addresses it resolved. Each real failure
 // below still has those in Err (for the operator's log), while Summary, what the customer
 // sees, holds a category and the host of the configured URL only.

@@ -172,7 +172,7 @@ func TestDocsServer(t *testing.T) {
 		}
 	})
 
-	// The new user's questions of issue 13 land on the section that answers them.
+	// A new user's questions land on the section that answers them.
 	t.Run("askQuestion_new_user_questions", func(t *testing.T) {
 		for _, tc := range []struct{ question, section, fact string }{
 			{"what happens when my webhook endpoint is down?", "/docs/external-api-dispatching#retries-backoff-and-retry-after", "retr"},

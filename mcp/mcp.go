@@ -1,9 +1,11 @@
 // Package mcp serves answerdesk's MCP servers over Streamable HTTP (mark3labs/mcp-go): the
-// public server (/mcp/public: company, services, pricing, site search, pages) and the
-// documentation server (/mcp/docs: passage search, pages, questions answered from the docs).
+// public server (/mcp/public: company, services, pricing, site search, pages), the
+// documentation server (/mcp/docs: passage search, pages, questions answered from the docs)
+// and the account server (/mcp/account: one tool per customer API operation on messages,
+// call recordings and To Dos, for the caller its bearer token stands for).
 //
-// Tool handlers call the same services as rest/ (content.Site, search.Index), never HTTP to
-// ourselves. Each tool has one constructor returning its definition and handler; the
+// Tool handlers call the same services as rest/ (content.Site, search.Index, the customer
+// API's services), never HTTP to ourselves. Each tool has one constructor returning its definition and handler; the
 // definitions are snapshotted in testdata/ so that a change to what models see is a
 // reviewed diff (go test ./mcp -run TestToolSnapshots with UPDATE_SNAPSHOTS=1 rewrites them).
 //

@@ -63,7 +63,7 @@ func (b *sharedBudget) api(t *testing.T, path, forwardedFor string) *http.Respon
 	return resp
 }
 
-// TestToolsSpendThePublicBudget: issue 12, finding 3. /mcp/public search_site answered 100
+// TestToolsSpendThePublicBudget: /mcp/public search_site answered 100
 // of 100 calls while /api/v1/search answered 429. The public and docs MCP tools now spend
 // the same per-client allowance as the public API (same limiter, same key, IPv6 per /64),
 // and a call over it is a tool error naming the retry time.

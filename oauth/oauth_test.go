@@ -565,7 +565,7 @@ func TestSignIn(t *testing.T) {
 	})
 }
 
-// TestAuthorizeOpenRedirect: issue 12, finding 1. A client anyone registered with an https
+// TestAuthorizeOpenRedirect: a client anyone registered with an https
 // redirect URI cannot use the authorization endpoint to bounce users to it: a bad request
 // is shown as an error page unless the signed-in user has consented to that client,
 // directly and chained after /login?return_to=.
@@ -608,7 +608,7 @@ func TestAuthorizeOpenRedirect(t *testing.T) {
 	}
 }
 
-// TestRefreshNarrowsScope: issue 12, finding 8. A refresh asking for fewer scopes gets an
+// TestRefreshNarrowsScope: a refresh asking for fewer scopes gets an
 // access token with only those (RFC 6749 §6); the refresh token keeps the grant's, so a
 // later refresh without a scope gets them all back.
 func TestRefreshNarrowsScope(t *testing.T) {
@@ -665,7 +665,7 @@ func TestRefreshNarrowsScope(t *testing.T) {
 	}
 }
 
-// TestConsentProvenance: issue 12, finding 9. A self-registered client chooses its own
+// TestConsentProvenance: a self-registered client chooses its own
 // name; the consent page says beside it where the client came from (registered on a date,
 // unverified, and the host it answers to), so the name alone cannot impersonate.
 func TestConsentProvenance(t *testing.T) {

@@ -165,7 +165,7 @@ func TestSandbox(t *testing.T) {
 	}
 }
 
-// TestAsyncBatchBounds: issue 12, finding 5. Async batch jobs stored about 100 times their
+// TestAsyncBatchBounds: async batch jobs stored about 100 times their
 // request for 24 hours, with no bound per client. Now one client (an IPv6 /64 here) holds
 // at most MaxBatchJobsPerClient jobs and about MaxBatchJobBytesPerClient bytes; a job's
 // responses are at most MaxBatchJobResponseBytes; over the bound a new job is 429

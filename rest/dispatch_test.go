@@ -154,7 +154,7 @@ func TestDispatchDeliveriesLog(t *testing.T) {
 }
 
 // TestOnCallContactLimits: the configuration limits of the External API dispatching docs page that bound how much one
-// message can make the service render, store and send (issue 12, merge-variable
+// message can make the service render, store and send (merge-variable
 // amplification): 50 data fields per method, 10 methods per contact, 100 contacts per account.
 func TestOnCallContactLimits(t *testing.T) {
 	app := testapp.New(t)
@@ -221,7 +221,7 @@ func TestOnCallContactLimits(t *testing.T) {
 }
 
 // TestReplayRateLimit: each body-less replay sends a stored body (up to 256 KiB) again at
-// once, which made the service a bandwidth amplifier (issue 12). Replays are limited to
+// once, which made the service a bandwidth amplifier. Replays are limited to
 // answerdesk.ReplayRateLimit per minute per account: the account of the delivery, whoever
 // asks.
 func TestReplayRateLimit(t *testing.T) {

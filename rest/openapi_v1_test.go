@@ -214,7 +214,7 @@ func TestOpenAPIV1IsValid(t *testing.T) {
 		conditionalReads:   true,
 		uncachedReads:      []string{"/batch/jobs/{jobId}"},
 		requireRequestBody: true,
-		// The operation ids SERVICE.md §4.4 names.
+		// The operation ids the public API's docs page names.
 		operationIDs: map[string]string{"getCompany": "GET /company", "listServices": "GET /services",
 			"getPricing": "GET /pricing", "searchSite": "GET /search"},
 		validateExamples: true,

@@ -22,7 +22,7 @@ import (
 type operation struct {
 	method, path string // path as OpenAPI and chi both write it: /batch/jobs/{jobId}
 	id, summary  string
-	query        []queryParam   // the query parameters it takes; any other is a 400
+	query        []queryParam   // the query parameters it takes (v1 answers any other with a 400; v2 ignores it)
 	bodies       map[int]string // success status → schema component of the body ("" keeps the base's)
 	errors       map[int]string // error status → response component
 	// scopes are what the caller's credential must grant (the service checks them; the

@@ -162,7 +162,7 @@ func TestPublicDeprecationHeaders(t *testing.T) {
 	}
 }
 
-// The public rate limit counts an IPv6 client by its /64 (issue 12, finding 2): a client
+// The public rate limit counts an IPv6 client by its /64: a client
 // holding a /64 cannot take a fresh allowance per address.
 func TestPublicRateLimitIPv6(t *testing.T) {
 	ts, _ := publicServer(t, 60, func(c *rest.PublicConfig) {

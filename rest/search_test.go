@@ -76,7 +76,7 @@ func TestPublicSearch(t *testing.T) {
 		pagesNeitherRepeatNorSkip(t, "q=calls", 5)
 	})
 	// type=docs returns the documentation sections that back searchDocumentation and
-	// askQuestion (issue 13), in the public API's shape and paging.
+	// askQuestion, in the public API's shape and paging.
 	t.Run("docs_are_sections_of_pages", func(t *testing.T) {
 		cases := []struct {
 			name, q, first string

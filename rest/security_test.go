@@ -14,7 +14,7 @@ import (
 )
 
 // Every response, site pages and JSON errors alike, carries the defensive headers; HSTS
-// only when the base URL is https (issue 12, finding 7).
+// only when the base URL is https.
 func TestDefensiveHeaders(t *testing.T) {
 	ts, _ := publicServer(t, 100, nil)
 	want := map[string]string{
@@ -58,7 +58,7 @@ func TestDefensiveHeaders(t *testing.T) {
 	})
 }
 
-// /metrics is not open to anyone (issue 12, finding 7): loopback only by default, the
+// /metrics is not open to anyone: loopback only by default, the
 // bearer of --metrics-token when one is set, nowhere on the main listener with
 // --metrics-addr. /healthz and /readyz stay open.
 func TestMetricsProtection(t *testing.T) {

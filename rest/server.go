@@ -1,5 +1,7 @@
 // Package rest serves answerdesk over HTTP: the chi router, middleware, the customer API
-// /api/v2, health and metrics endpoints and the recording audio. Handlers decode input, call
+// /api/v2, the public API /api/v1 (and its sandbox), the site and documentation pages, the
+// sign-in and application keys pages, the Twilio recording callback, health and metrics
+// endpoints and the recording audio. Handlers decode input, call
 // one service method with the caller, and encode the result or hand the error to Error.
 package rest
 

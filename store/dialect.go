@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// The engine differences live here, and only here: every query in this package is written
+// The engine differences in the queries live here: every query in this package is written
 // once, in the SQL both engines accept (? placeholders, INTEGER unix-ms times, INTEGER 0/1
 // booleans, ON CONFLICT, RETURNING), and this file adapts it to PostgreSQL where it must.
 //

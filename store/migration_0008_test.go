@@ -8,7 +8,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/testdb"
 )
 
-// TestMigrationHidesRecordedAttemptErrors: attempt errors stored before issue 12's fix hold
+// TestMigrationHidesRecordedAttemptErrors: attempt errors stored before migration 0008 hold
 // the service's resolver and resolved addresses; migration 0008 keeps their category only.
 func TestMigrationHidesRecordedAttemptErrors(t *testing.T) {
 	testdb.ForEachEngine(t, func(t *testing.T, engine string) {

@@ -11,7 +11,7 @@ import (
 )
 
 // The database and its -wal and -shm files hold message content and password hashes:
-// only the service's user may read them, whatever the umask (issue 12, finding 6).
+// only the service's user may read them, whatever the umask.
 func TestDatabaseFileModes(t *testing.T) {
 	old := syscall.Umask(0) // the most permissive umask: modes must not depend on it
 	defer syscall.Umask(old)

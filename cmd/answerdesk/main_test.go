@@ -94,7 +94,7 @@ func TestServeBinary(t *testing.T) {
 	if err := json.Unmarshal(body, &list); err != nil || resp.StatusCode != 200 || len(list.Data) != 2 || list.Meta.Total < 250 {
 		t.Fatalf("demo list: %d %s", resp.StatusCode, body)
 	}
-	// ANSWERDESK_METRICS_TOKEN guards /metrics (issue 12, finding 7).
+	// ANSWERDESK_METRICS_TOKEN guards /metrics.
 	for _, tc := range []struct {
 		auth   string
 		status int
@@ -113,7 +113,7 @@ func TestServeBinary(t *testing.T) {
 		}
 	}
 	srv.stop(t)
-	// The data directory is the service's alone; the database and the key are 0600 (issue 12, finding 6).
+	// The data directory is the service's alone; the database and the key are 0600.
 	if info, err := os.Stat(filepath.Join(dir, "data")); err != nil || info.Mode().Perm() != 0o700 {
 		t.Fatalf("data directory: %v %v", info, err)
 	}

@@ -4,7 +4,7 @@
 // a bearer token, and the address of their answerdesk server.
 
 const test = async (z) => {
-  // Any authenticated read proves the token works; recents is the cheapest (CONTRACT §1.4).
+  // Any authenticated read proves the token works; recents is the cheapest.
   const response = await z.request({ url: '/api/v2/messages/recents', params: { limit: 1 } });
   return response.data;
 };

@@ -40,7 +40,8 @@ const ClientRegistrationLimit = 30
 // Config is everything the service is built from. Zero values are the defaults of
 // "answerdesk serve" unless a field says otherwise.
 type Config struct {
-	// DB is the SQLite database file, created and migrated on Open.
+	// DB is the SQLite database file, or a PostgreSQL URL (postgres://...), created (the
+	// SQLite file) and migrated on Open.
 	DB string
 	// DBSynchronous is the SQLite synchronous mode: "full" (default) or "normal".
 	DBSynchronous string

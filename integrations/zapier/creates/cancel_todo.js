@@ -3,7 +3,7 @@
 const { raiseForStatus } = require('../lib/api');
 const todo = require('../lib/todo');
 
-// Cancel To-Do: DELETE /api/v2/to-dos/{id} (CONTRACT §1.7). A Zap that created a To-Do can
+// Cancel To-Do: DELETE /api/v2/to-dos/{id}. A Zap that created a To-Do can
 // keep its id (the Create actions' "To-Do ID") and cancel it when the appointment it
 // reminds of is cancelled elsewhere. Cancelling is for good and idempotent: a To-Do that is
 // already cancelled is answered as it is, so a replayed Zap step does no harm.

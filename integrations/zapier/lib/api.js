@@ -1,7 +1,7 @@
 'use strict';
 
 // How the app talks to answerdesk: the base URL, the bearer token, and turning the API's
-// error object (CONTRACT §1.2) into errors a Zapier user can act on.
+// error object (the Errors docs page) into errors a Zapier user can act on.
 
 // baseUrl is the answerdesk server of the connection: the address the user gave when
 // connecting (answerdesk is self-hosted, so every customer's server has its own), else

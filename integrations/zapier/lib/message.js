@@ -5,7 +5,7 @@
 // trigger reads the message as GET /api/v2/messages/{id} returns it, so Zaps built on the
 // sample from performList see the same keys and types when real messages arrive.
 
-// FIELDS is every property of the Message object (SERVICE.md §2.1 and CONTRACT §1.4) with its
+// FIELDS is every property of the Message object (the Messages docs page) with its
 // type, for the sample and the output fields; a trailing ? means the API may answer null. The trigger test compares these keys
 // with a real message from the API, so a field added there fails the test until added here.
 const FIELDS = {
@@ -70,7 +70,7 @@ const FIELDS = {
 
 // HOOK is the data of the external_api delivery method that the trigger subscribes with:
 // the message's id and uuid and its account's number and name, by their merge variables.
-// A method has at most 50 data fields (CONTRACT §2), fewer than a message has, so the hook
+// A method has at most 50 data fields (the External API dispatching docs page), fewer than a message has, so the hook
 // names the message and perform reads it from the API: the Zap gets every field, typed as
 // the API types them, and the message's content never passes through the hook body.
 const HOOK = {

@@ -3,7 +3,7 @@
 const { raiseForStatus } = require('./api');
 
 // What the three Create To-Do actions share: the account input, the schedule inputs, and
-// building the flat body of POST /api/v2/to-dos (SERVICE.md §4.3, CONTRACT §1.6). The rules
+// building the flat body of POST /api/v2/to-dos (the To Dos docs page). The rules
 // themselves (required fields per channel, from numbers, sending domains, times already past)
 // are answerdesk's: its 422 names the failing field and the action shows it.
 

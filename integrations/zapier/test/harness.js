@@ -14,7 +14,7 @@ const path = require('node:path');
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
-// The fixed demo tokens (the demo data comes from a fixed seed, CONTRACT §6).
+// The fixed demo tokens (the demo data comes from a fixed seed).
 const OWNER_TOKEN = 'ak_Si3Jduvav3mLclSGvTk_aQWmDDXmGX13-sK19IJTIIY'; // owner@acme.example, account 1001
 const ADMIN_TOKEN = 'ak_3EarNFicUnKnS0zy972B7ZRnbBOU6WgFN5ToAphPZUo'; // admin@answerdesk.example
 

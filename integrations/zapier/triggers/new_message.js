@@ -4,7 +4,7 @@ const { findAccount, raiseForStatus } = require('../lib/api');
 const message = require('../lib/message');
 
 // The New Message trigger is a REST hook. answerdesk has no webhook subscription API
-// (SERVICE.md §6): a subscription is an on-call contact at escalation level 1 of the chosen
+// (the External API dispatching docs page): a subscription is an on-call contact at escalation level 1 of the chosen
 // account, with an external_api delivery method that POSTs the id of every new message of
 // the account to the Zap's hook URL, directly and with retries; perform reads the message.
 // Unsubscribing deletes that contact.

@@ -1,6 +1,6 @@
 package main
 
-// The engines and replicas (issue 17): the same measurements on SQLite or on a fresh
+// The engines and replicas: the same measurements on SQLite or on a fresh
 // PostgreSQL database, against one server or several replicas of it sharing the database,
 // and -compare, which runs SQLite, PostgreSQL and PostgreSQL with two replicas and prints
 // one table.

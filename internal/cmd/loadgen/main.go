@@ -152,7 +152,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&cfg.serverProfile, "server-profile", "", "with -wrk: write a CPU profile of the server (serve --pprof-addr) during each endpoint's first round to this directory")
 	fs.StringVar(&cfg.vsBin, "vs-bin", "", "with -wrk: also measure this other answerdesk binary (e.g. the previous build) in the same alternating rounds, on the same database")
 	fs.BoolVar(&cfg.http, "http", true, "run the HTTP read scenarios (message lists, by id, call recordings)")
-	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the issue 18 table with wrk, alternating answerdesk and references (see wrk.go)")
+	fs.StringVar(&cfg.wrk, "wrk", "", "path of wrk: measure the endpoint table with wrk, alternating answerdesk and references (see wrk.go)")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "with -wrk: alternating rounds per endpoint (medians reported)")
 	fs.StringVar(&cfg.only, "only", "", "with -wrk: only the endpoints whose name contains this text")
 	fs.IntVar(&cfg.dispatch, "dispatch", 10000, "messages to POST in the dispatch scenario, each pushed to a receiver in loadgen (0: skip it)")

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The wrk mode (-wrk PATH) measures as issue 18 asks: wrk (threads 2, -concurrency
+// The wrk mode (-wrk PATH) measures: wrk (threads 2, -concurrency
 // connections) against the answerdesk binary and against a reference in alternation,
 // -rounds times, so both see the same minutes of a shared machine. The reference of a read
 // is a ceiling process answering the same bytes from memory; the reference of an MCP
@@ -40,7 +40,7 @@ type wrkRun struct {
 	non2xx int
 }
 
-// wrkCases lists the cases; the lists' target is issue 18's for the engine (50% of the
+// wrkCases lists the cases; the lists' target is the engine's (50% of the
 // ceiling on SQLite, 25% on PostgreSQL).
 func wrkCases(engine string, messageID int64) []wrkCase {
 	const list = "/api/v2/messages?page_size=50"
