@@ -225,20 +225,7 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 	if in.Type.Set && in.Type.Value != DeliveryMethodExternalAPI {
 		v.Add(prefix+".type", `must be "external_api"`)
 	}
-	if in.URL.Value == "" {
-		v.Add(prefix+".url", "is required")
-	} else {
-		m.URL = strings.TrimSpace(in.URL.Value)
-		u, err := url.Parse(m.URL)
-		switch {
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			v.Add(prefix+".url", "must be an absolute http or https URL")
-		case u.User != nil:
-			v.Add(prefix+".url", "must not hold credentials; use basic_auth")
-		case len(m.URL) > MaxURLLength:
-			v.Add(prefix+".url", fmt.Sprintf("must be at most %d characters", MaxURLLength))
-		}
-	}
+	m.URL = methodURL(v, prefix, in.URL.Value)
 	m.PayloadType = PayloadJSON
 	if in.PayloadType.Set {
 		m.PayloadType = strings.ToUpper(strings.TrimSpace(in.PayloadType.Value))
@@ -246,15 +233,55 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 			v.Add(prefix+".payload_type", `must be "JSON" or "FORM"`)
 		}
 	}
-	if m.Data = in.Data.Value; !in.Data.Has() {
+	m.Data = in.Data.Value
+	methodData(v, prefix, in.Data)
+	if in.BasicAuth.Set {
+		m.BasicUser, m.BasicPass = methodBasicAuth(v, prefix, in.BasicAuth.Value)
+	}
+	m.Headers = methodHeaders(v, prefix, in.Headers.Value)
+	if in.SigningSecret.Value != "" {
+		m.SigningSecret = in.SigningSecret.Value
+		key, ok := strings.CutPrefix(m.SigningSecret, "whsec_")
+		raw, err := base64.StdEncoding.DecodeString(key)
+		if !ok || err != nil || len(raw) < 24 || len(raw) > 64 {
+			v.Add(prefix+".signing_secret", `must be "whsec_" followed by 24 to 64 base64-encoded bytes`)
+		}
+	}
+	return m, len(v.fields) == before
+}
+
+// methodURL checks a delivery method's url: an absolute http or https URL without
+// credentials, at most MaxURLLength characters. It returns the URL trimmed.
+func methodURL(v *ValidationErrors, prefix, raw string) string {
+	if raw == "" {
+		v.Add(prefix+".url", "is required")
+		return ""
+	}
+	u := strings.TrimSpace(raw)
+	parsed, err := url.Parse(u)
+	switch {
+	case err != nil || parsed.Host == "" || (parsed.Scheme != "http" && parsed.Scheme != "https"):
+		v.Add(prefix+".url", "must be an absolute http or https URL")
+	case parsed.User != nil:
+		v.Add(prefix+".url", "must not hold credentials; use basic_auth")
+	case len(u) > MaxURLLength:
+		v.Add(prefix+".url", fmt.Sprintf("must be at most %d characters", MaxURLLength))
+	}
+	return u
+}
+
+// methodData checks a delivery method's data: 1 to MaxPayloadFields fields, each named and
+// with a string value of at most MaxPayloadValueLength characters.
+func methodData(v *ValidationErrors, prefix string, data Opt[[]PayloadField]) {
+	if !data.Has() {
 		v.Add(prefix+".data", `is required: [{"field": "...", "value": "..."}]`)
-	} else if in.Data.Wrong != "" {
+	} else if data.Wrong != "" {
 		v.Add(prefix+".data", `must be a list of {"field": string, "value": string}`)
 	} else {
-		if len(m.Data) == 0 || len(m.Data) > MaxPayloadFields {
+		if len(data.Value) == 0 || len(data.Value) > MaxPayloadFields {
 			v.Add(prefix+".data", fmt.Sprintf("must have from 1 to %d fields", MaxPayloadFields))
 		}
-		for i, f := range m.Data {
+		for i, f := range data.Value {
 			p := fmt.Sprintf("%s.data[%d]", prefix, i)
 			switch {
 			case strings.TrimSpace(f.Field) == "":
@@ -267,37 +294,43 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 			} else if len(f.Value) > MaxPayloadValueLength {
 				v.Add(p+".value", fmt.Sprintf("must be at most %d characters", MaxPayloadValueLength))
 			}
-			// An unknown merge variable is not refused here: the contract renders it as an
+			// An unknown merge variable is not refused here: a delivery renders it as an
 			// empty string with a warning on the delivery (Render), like a missing answer.
 		}
 	}
-	if in.BasicAuth.Set {
-		user, pass := in.BasicAuth.Value.Username.Value, in.BasicAuth.Value.Password.Value
-		switch {
-		case (user == "") != (pass == ""):
-			v.Add(prefix+".basic_auth", "needs both username and password, or neither")
-		case strings.Contains(user, ":"):
-			v.Add(prefix+".basic_auth.username", `must not contain ":"`)
-		}
-		// RFC 7617 §2: neither may hold a control character (a line break, a tab...).
-		if strings.IndexFunc(user, unicode.IsControl) >= 0 {
-			v.Add(prefix+".basic_auth.username", "must not contain control characters")
-		}
-		if strings.IndexFunc(pass, unicode.IsControl) >= 0 {
-			v.Add(prefix+".basic_auth.password", "must not contain control characters")
-		}
-		m.BasicUser, m.BasicPass = user, pass
+}
+
+// methodBasicAuth checks a delivery method's basic_auth and returns its user and password.
+func methodBasicAuth(v *ValidationErrors, prefix string, in BasicAuthRequest) (user, pass string) {
+	user, pass = in.Username.Value, in.Password.Value
+	switch {
+	case (user == "") != (pass == ""):
+		v.Add(prefix+".basic_auth", "needs both username and password, or neither")
+	case strings.Contains(user, ":"):
+		v.Add(prefix+".basic_auth.username", `must not contain ":"`)
 	}
-	if len(in.Headers.Value) > MaxHeaders {
+	// RFC 7617 §2: neither may hold a control character (a line break, a tab...).
+	if strings.IndexFunc(user, unicode.IsControl) >= 0 {
+		v.Add(prefix+".basic_auth.username", "must not contain control characters")
+	}
+	if strings.IndexFunc(pass, unicode.IsControl) >= 0 {
+		v.Add(prefix+".basic_auth.password", "must not contain control characters")
+	}
+	return user, pass
+}
+
+// methodHeaders checks a delivery method's headers and returns them by canonical name.
+func methodHeaders(v *ValidationErrors, prefix string, headers map[string]string) map[string]string {
+	if len(headers) > MaxHeaders {
 		v.Add(prefix+".headers", fmt.Sprintf("must have at most %d headers", MaxHeaders))
 	}
-	m.Headers = map[string]string{}
+	out := map[string]string{}
 	// In name order, so that the errors come in the same order on every request; names
 	// are case-insensitive, so two that differ only in case are one header given twice
 	// (which value would be sent would otherwise be decided by map order).
 	given := map[string]string{} // canonical name → the name as given first
-	for _, name := range slices.Sorted(maps.Keys(in.Headers.Value)) {
-		value := in.Headers.Value[name]
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
+		value := headers[name]
 		canon := textproto.CanonicalMIMEHeaderKey(name)
 		first, twice := given[canon]
 		if !twice {
@@ -313,18 +346,10 @@ func parseDeliveryMethod(v *ValidationErrors, prefix string, o Opt[DeliveryMetho
 		case !ValidHeaderValue(value):
 			v.Add(prefix+".headers", fmt.Sprintf("the value of %s must be one line of at most %d characters", canon, MaxHeaderValueLength))
 		default:
-			m.Headers[canon] = value
+			out[canon] = value
 		}
 	}
-	if in.SigningSecret.Value != "" {
-		m.SigningSecret = in.SigningSecret.Value
-		key, ok := strings.CutPrefix(m.SigningSecret, "whsec_")
-		raw, err := base64.StdEncoding.DecodeString(key)
-		if !ok || err != nil || len(raw) < 24 || len(raw) > 64 {
-			v.Add(prefix+".signing_secret", `must be "whsec_" followed by 24 to 64 base64-encoded bytes`)
-		}
-	}
-	return m, len(v.fields) == before
+	return out
 }
 
 // Limits of a configured header of a delivery method.

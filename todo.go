@@ -415,6 +415,29 @@ const (
 // scheduleInput validates a schedule; its errors are on schedule.<property>.
 func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 	var s ScheduleInput
+	scheduleRule(v, in, &s)
+	scheduleRecurrence(v, in, &s)
+	if s.Rule != "" {
+		for _, f := range []struct {
+			name  string
+			given bool
+		}{{"frequency", in.Frequency.Has()}, {"interval", in.Interval.Has()}, {"days", in.Days.Has()},
+			{"until", in.Until.Has()}, {"count", in.Count.Has()}, {"skip_dates", in.SkipDates.Has()}} {
+			if f.given {
+				v.Add("schedule."+f.name, "applies only to recurring schedules (leave out rule)")
+			}
+		}
+	}
+	if s.Rule == "" && !v.Has("schedule.rule") {
+		scheduleDays(v, in.Days.Value, &s)
+	}
+	scheduleTimes(v, &s)
+	return s
+}
+
+// scheduleRule reads rule, times and frequency as given (their values are checked once
+// the kind of schedule is known).
+func scheduleRule(v *ValidationErrors, in *ScheduleRequest, s *ScheduleInput) {
 	if in.Rule.Wrong != "" {
 		v.Add("schedule.rule", "must be a string")
 	} else if in.Rule.Set {
@@ -430,11 +453,15 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 		v.Add("schedule.frequency", "must be a string")
 	}
 	s.Frequency = strings.ToLower(strings.TrimSpace(in.Frequency.Value))
+}
+
+// scheduleRecurrence reads the bounds of a recurring schedule: interval, days (their type
+// only), until or count, and the dates skipped.
+func scheduleRecurrence(v *ValidationErrors, in *ScheduleRequest, s *ScheduleInput) {
 	if i, ok := v.integer("schedule.interval", in.Interval, 1, MaxScheduleInterval, fmt.Sprintf("must be an integer from 1 to %d", MaxScheduleInterval)); ok {
 		iv := int(i)
 		s.Interval = &iv
 	}
-	days := in.Days.Value
 	if in.Days.Wrong != "" {
 		v.Add("schedule.days", "must be a list")
 	}
@@ -471,65 +498,62 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 		}
 		slices.Sort(s.SkipDates)
 	}
-	if s.Rule != "" {
-		for _, f := range []struct {
-			name  string
-			given bool
-		}{{"frequency", in.Frequency.Has()}, {"interval", in.Interval.Has()}, {"days", in.Days.Has()},
-			{"until", in.Until.Has()}, {"count", in.Count.Has()}, {"skip_dates", in.SkipDates.Has()}} {
-			if f.given {
-				v.Add("schedule."+f.name, "applies only to recurring schedules (leave out rule)")
+}
+
+// scheduleDays checks a recurring schedule's frequency and reads its days: none for daily,
+// weekday names for weekly, days of the month for monthly.
+func scheduleDays(v *ValidationErrors, days []json.RawMessage, s *ScheduleInput) {
+	switch s.Frequency {
+	case FrequencyDaily:
+		if len(days) > 0 {
+			v.Add("schedule.days", "does not apply to daily schedules")
+		}
+	case FrequencyWeekly:
+		for _, d := range days {
+			var name string
+			wd, ok := time.Weekday(0), false
+			if json.Unmarshal(d, &name) == nil {
+				wd, ok = weekdayNames[strings.ToLower(strings.TrimSpace(name))]
+			}
+			if !ok {
+				v.Add("schedule.days", "must be weekday names for weekly schedules (monday ... sunday)")
+				break
+			}
+			if !slices.Contains(s.Weekdays, wd) {
+				s.Weekdays = append(s.Weekdays, wd)
 			}
 		}
-	}
-	if s.Rule == "" && !v.Has("schedule.rule") {
-		switch s.Frequency {
-		case FrequencyDaily:
-			if len(days) > 0 {
-				v.Add("schedule.days", "does not apply to daily schedules")
+		if len(days) == 0 && !v.Has("schedule.days") {
+			v.Add("schedule.days", `is required for weekly schedules, e.g. ["monday", "wednesday"]`)
+		}
+	case FrequencyMonthly:
+		for _, d := range days {
+			var n int
+			if json.Unmarshal(d, &n) != nil || n < 1 || n > 31 {
+				v.Add("schedule.days", "must be days of the month from 1 to 31 for monthly schedules")
+				break
 			}
-		case FrequencyWeekly:
-			for _, d := range days {
-				var name string
-				wd, ok := time.Weekday(0), false
-				if json.Unmarshal(d, &name) == nil {
-					wd, ok = weekdayNames[strings.ToLower(strings.TrimSpace(name))]
-				}
-				if !ok {
-					v.Add("schedule.days", "must be weekday names for weekly schedules (monday ... sunday)")
-					break
-				}
-				if !slices.Contains(s.Weekdays, wd) {
-					s.Weekdays = append(s.Weekdays, wd)
-				}
-			}
-			if len(days) == 0 && !v.Has("schedule.days") {
-				v.Add("schedule.days", `is required for weekly schedules, e.g. ["monday", "wednesday"]`)
-			}
-		case FrequencyMonthly:
-			for _, d := range days {
-				var n int
-				if json.Unmarshal(d, &n) != nil || n < 1 || n > 31 {
-					v.Add("schedule.days", "must be days of the month from 1 to 31 for monthly schedules")
-					break
-				}
-				if !slices.Contains(s.MonthDays, n) {
-					s.MonthDays = append(s.MonthDays, n)
-				}
-			}
-			if len(days) == 0 && !v.Has("schedule.days") {
-				v.Add("schedule.days", "is required for monthly schedules, e.g. [1, 15]")
-			}
-		case "":
-			if !v.Has("schedule.frequency") {
-				v.Add("schedule.frequency", `is required without a rule: "daily", "weekly" or "monthly"`)
-			}
-		default:
-			if !v.Has("schedule.frequency") {
-				v.Add("schedule.frequency", `must be "daily", "weekly" or "monthly"`)
+			if !slices.Contains(s.MonthDays, n) {
+				s.MonthDays = append(s.MonthDays, n)
 			}
 		}
+		if len(days) == 0 && !v.Has("schedule.days") {
+			v.Add("schedule.days", "is required for monthly schedules, e.g. [1, 15]")
+		}
+	case "":
+		if !v.Has("schedule.frequency") {
+			v.Add("schedule.frequency", `is required without a rule: "daily", "weekly" or "monthly"`)
+		}
+	default:
+		if !v.Has("schedule.frequency") {
+			v.Add("schedule.frequency", `must be "daily", "weekly" or "monthly"`)
+		}
 	}
+}
+
+// scheduleTimes checks the times of day: required (at most MaxScheduleTimes) unless the
+// rule is immediately, which takes none.
+func scheduleTimes(v *ValidationErrors, s *ScheduleInput) {
 	if s.Rule != ScheduleImmediately && !v.Has("schedule.times") {
 		if len(s.Times) == 0 {
 			v.Add("schedule.times", `is required: one or more times "HH:MM"`)
@@ -548,7 +572,6 @@ func scheduleInput(v *ValidationErrors, in *ScheduleRequest) ScheduleInput {
 	if s.Rule == ScheduleImmediately && len(s.Times) > 0 {
 		v.Add("schedule.times", "does not apply to immediately")
 	}
-	return s
 }
 
 // Attempt outcomes recorded by the scheduler.
