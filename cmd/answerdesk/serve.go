@@ -137,12 +137,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger := newLogger(logw, cfg.logFormat)
 	logger = slog.New(logbuf.FlushHandler{Handler: logger.Handler(), W: logw, Level: slog.LevelWarn})
 
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := listen(cfg.addr)
 	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("listen on %s: the address is in use by another process; choose another with --addr (or ANSWERDESK_ADDR), e.g. --addr :8081", cfg.addr)
-		}
-		return fmt.Errorf("listen on %s: %w (change it with --addr)", cfg.addr, err)
+		return err
 	}
 	defer ln.Close()
 	if cfg.baseURL == "" {
@@ -151,44 +148,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
-	key, keySource, err := signingKey(cfg)
-	if err != nil {
-		return err
-	}
-	public, err := publicConfig(cfg)
-	if err != nil {
-		return err
-	}
-	audioStore, audioKind, err := openAudioStore(ctx, cfg.audioStore)
-	if err != nil {
-		return usagef("--audio-store: %v", err)
-	}
-	// The store's URL carries no secret (S3 credentials come from the environment), so it
-	// is logged whole: an operator sees where new audio goes.
-	logger.Info("recording audio store", "kind", audioKind, "store", cfg.audioStore, "redirect", cfg.audioRedirect)
-	acfg := app.Config{
-		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
-		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
-		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
-		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
-		DispatchLease: cfg.dispatchLease, Features: cfg.features,
-		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
-		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
-		SMTP: cfg.smtp, Twilio: cfg.twilio,
-		Metrics:   rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
-		Heartbeat: cfg.heartbeatInterval,
-	}
-	if cfg.contentDir != "" {
-		acfg.Content = os.DirFS(cfg.contentDir)
-	}
-	m, err := app.Open(ctx, acfg)
-	if errors.Is(err, store.ErrSigningKeyMismatch) {
-		return fmt.Errorf("%w (the key from %s): every replica on one database must start with the key the database was "+
-			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
-			"from a replica that runs, or from where the database was first served, and start again "+
-			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
-			"stop every replica and run answerdesk db reset-signing-key --yes to let a new one in", err, keySource)
-	}
+	m, err := openApp(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -222,39 +182,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- httpServer.Serve(ln) }()
-	var metricsServer *http.Server
-	if cfg.metricsAddr != "" {
-		mln, err := net.Listen("tcp", cfg.metricsAddr)
-		if err != nil {
-			m.Shutdown(context.Background())
-			_ = httpServer.Close()
-			return fmt.Errorf("listen on --metrics-addr %s: %w", cfg.metricsAddr, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", m.Rest.MetricsHandler())
-		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { serveErr <- metricsServer.Serve(mln) }()
-		logger.Info("serving metrics", "addr", mln.Addr().String())
+	metricsServer, pprofServer, err := serveSide(cfg, m, logger, serveErr)
+	if err != nil {
+		m.Shutdown(context.Background())
+		_ = httpServer.Close()
+		return err
 	}
-	if cfg.pprofAddr != "" {
-		pln, err := net.Listen("tcp", cfg.pprofAddr)
-		if err == nil && !isLoopbackListener(pln) {
-			// "localhost" is resolved by the system (hosts file, DNS): what was bound decides.
-			_ = pln.Close()
-			err = fmt.Errorf("%s is not a loopback address", pln.Addr())
-		}
-		if err != nil {
-			m.Shutdown(context.Background())
-			_ = httpServer.Close()
-			if metricsServer != nil {
-				_ = metricsServer.Close()
-			}
-			return fmt.Errorf("listen on --pprof-addr %s: %w", cfg.pprofAddr, err)
-		}
-		pprofServer := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+	if pprofServer != nil {
 		defer pprofServer.Close()
-		go func() { _ = pprofServer.Serve(pln) }() // a profiler that stops is no reason to stop serving
-		logger.Info("serving pprof", "addr", pln.Addr().String())
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.baseURL, "db", store.DisplayName(cfg.db), "version", version)
 	_ = logw.Flush() // whoever waits for the server to listen reads this line now
@@ -283,6 +218,97 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("stopped")
 	return stopped
+}
+
+// listen opens the service's listener, saying what to do when the address is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("listen on %s: the address is in use by another process; choose another with --addr (or ANSWERDESK_ADDR), e.g. --addr :8081", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (change it with --addr)", addr, err)
+	}
+	return ln, nil
+}
+
+// openApp opens the service the flags describe: its key, public API, audio store and
+// database.
+func openApp(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*app.Main, error) {
+	key, keySource, err := signingKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	public, err := publicConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	audioStore, audioKind, err := openAudioStore(ctx, cfg.audioStore)
+	if err != nil {
+		return nil, usagef("--audio-store: %v", err)
+	}
+	// The store's URL carries no secret (S3 credentials come from the environment), so it
+	// is logged whole: an operator sees where new audio goes.
+	logger.Info("recording audio store", "kind", audioKind, "store", cfg.audioStore, "redirect", cfg.audioRedirect)
+	acfg := app.Config{
+		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
+		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
+		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
+		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
+		DispatchLease: cfg.dispatchLease, Features: cfg.features,
+		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
+		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
+		SMTP: cfg.smtp, Twilio: cfg.twilio,
+		Metrics:   rest.MetricsConfig{Token: cfg.metricsToken, Separate: cfg.metricsAddr != ""},
+		Heartbeat: cfg.heartbeatInterval,
+	}
+	if cfg.contentDir != "" {
+		acfg.Content = os.DirFS(cfg.contentDir)
+	}
+	m, err := app.Open(ctx, acfg)
+	if errors.Is(err, store.ErrSigningKeyMismatch) {
+		return nil, fmt.Errorf("%w (the key from %s): every replica on one database must start with the key the database was "+
+			"first served with, from --signing-key-file or ANSWERDESK_SIGNING_KEY; copy that key file (or value) "+
+			"from a replica that runs, or from where the database was first served, and start again "+
+			"(stored webhook credentials are sealed with it); only if that key is lost for good, "+
+			"stop every replica and run answerdesk db reset-signing-key --yes to let a new one in", err, keySource)
+	}
+	return m, err
+}
+
+// serveSide starts the listeners beside the service's: /metrics on --metrics-addr (its
+// end reported on serveErr) and the profiler on --pprof-addr (loopback only; it may stop
+// without stopping the service). On an error, nothing of them is left open.
+func serveSide(cfg serveConfig, m *app.Main, logger *slog.Logger, serveErr chan<- error) (metricsServer, pprofServer *http.Server, err error) {
+	if cfg.metricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listen on --metrics-addr %s: %w", cfg.metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.Rest.MetricsHandler())
+		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { serveErr <- metricsServer.Serve(mln) }()
+		logger.Info("serving metrics", "addr", mln.Addr().String())
+	}
+	if cfg.pprofAddr != "" {
+		pln, err := net.Listen("tcp", cfg.pprofAddr)
+		if err == nil && !isLoopbackListener(pln) {
+			// "localhost" is resolved by the system (hosts file, DNS): what was bound decides.
+			_ = pln.Close()
+			err = fmt.Errorf("%s is not a loopback address", pln.Addr())
+		}
+		if err != nil {
+			if metricsServer != nil {
+				_ = metricsServer.Close()
+			}
+			return nil, nil, fmt.Errorf("listen on --pprof-addr %s: %w", cfg.pprofAddr, err)
+		}
+		pprofServer = &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = pprofServer.Serve(pln) }() // a profiler that stops is no reason to stop serving
+		logger.Info("serving pprof", "addr", pln.Addr().String())
+	}
+	return metricsServer, pprofServer, nil
 }
 
 // publicConfig is the public API's configuration from the flags (the rate limiter itself is
