@@ -142,6 +142,38 @@ type Main struct {
 
 // Open builds the service from cfg. On error everything opened so far is closed.
 func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
+	cfg = cfg.withDefaults()
+	m := &Main{Config: cfg, failed: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			_ = m.Close()
+		}
+	}()
+	if err := m.openDB(ctx, cfg); err != nil {
+		return nil, err
+	}
+	m.openServices(cfg)
+	if err := m.openWorkers(cfg); err != nil {
+		return nil, err
+	}
+	m.openOAuth(cfg)
+	m.openREST(cfg)
+	if err := m.openTwilio(cfg); err != nil {
+		return nil, err
+	}
+	m.OAuth.ClientAddress = m.Rest.ClientAddress // sign-in throttles honour the trusted proxies
+	m.Batches = &dispatch.BatchRunner{Store: m.Jobs, Execute: m.Rest.ExecuteBatch, Logger: cfg.Logger}
+	if cfg.Content != nil {
+		if err := m.openPublic(cfg); err != nil {
+			return nil, err
+		}
+	}
+	m.Handler = m.Rest.Handler()
+	return m, nil
+}
+
+// withDefaults is cfg with its zero values given their defaults.
+func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -159,22 +191,27 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	if cfg.RecordingRetention == 0 {
 		cfg.RecordingRetention = dispatch.DefaultRecordingRetention
 	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
+	return cfg
+}
+
+// clock is cfg.Now, or time.Now.
+func (cfg Config) clock() func() time.Time {
+	if cfg.Now == nil {
+		return time.Now
 	}
-	m := &Main{Config: cfg, failed: make(chan error, 1)}
-	defer func() {
-		if err != nil {
-			_ = m.Close()
-		}
-	}()
+	return cfg.Now
+}
+
+// openDB opens the database, checks that it was first served with this key, records this
+// replica and opens the sealed secrets.
+func (m *Main) openDB(ctx context.Context, cfg Config) error {
 	var opts []store.Option
 	if cfg.DBSynchronous != "" {
 		opts = append(opts, store.WithSynchronous(cfg.DBSynchronous))
 	}
+	var err error
 	if m.DB, err = store.Open(ctx, cfg.DB, opts...); err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.Now != nil {
 		m.DB.Now = cfg.Now
@@ -182,17 +219,22 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	// Before anything is served: a replica with another key would hand out links and
 	// session ids the others refuse, and could not open the secrets they sealed.
 	if err := m.DB.CheckSigningKey(ctx, cfg.Key); err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.Heartbeat > 0 {
 		if m.replica, err = m.DB.RegisterReplica(ctx, cfg.Key, cfg.Heartbeat); err != nil {
-			return nil, fmt.Errorf("record this replica: %w", err)
+			return fmt.Errorf("record this replica: %w", err)
 		}
 	}
 	if m.DB.Secrets, err = answerdesk.NewSecretBox(cfg.SecretKey); err != nil {
-		return nil, err
+		return err
 	}
-	logger := cfg.Logger
+	return nil
+}
+
+// openServices makes the domain services over the database.
+func (m *Main) openServices(cfg Config) {
+	now := cfg.clock()
 	m.Signer = &answerdesk.AudioSigner{Key: cfg.Key, BaseURL: cfg.BaseURL, TTL: 15 * time.Minute, Now: now}
 	m.Messages = store.NewMessageService(m.DB)
 	m.Recordings = store.NewRecordingService(m.DB, m.Signer)
@@ -206,9 +248,15 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 	m.Tokens = store.NewTokenService(m.DB)
 	m.Grants = store.NewOAuthStore(m.DB)
 	m.Jobs = store.NewBatchJobs(m.DB)
+}
 
+// openWorkers makes the To Do scheduler, the dispatcher and the retention job, each woken
+// by the services whose writes give it work.
+func (m *Main) openWorkers(cfg Config) error {
+	logger := cfg.Logger
+	var err error
 	if m.Scheduler, err = newScheduler(cfg, m.ToDos, logger); err != nil {
-		return nil, err
+		return err
 	}
 	m.ToDos.OnCreate = m.Scheduler.Wake
 	if cfg.DispatchAllowPrivate {
@@ -218,7 +266,13 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		Lease: cfg.DispatchLease, Logger: logger}
 	m.Dispatch.OnChange = m.Dispatcher.Wake
 	m.Messages.OnCreate = m.Dispatcher.Wake
+	m.Retention = &dispatch.Retention{Service: m.Recordings, AudioAge: cfg.AudioRetention, RowAge: cfg.RecordingRetention,
+		Interval: time.Hour, Now: cfg.clock(), Logger: logger, Expired: m.Grants}
+	return nil
+}
 
+// openOAuth makes the authorization server of the account MCP server and of sign-in.
+func (m *Main) openOAuth(cfg Config) {
 	m.OAuth = &oauth.Server{
 		Store: m.Grants, Sessions: store.NewSessionStore(m.DB), Users: m.Users, Tokens: m.Tokens,
 		Issuer:             cfg.BaseURL,
@@ -226,13 +280,17 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		SignInLimit:        store.NewRateLimiter(m.DB, "sign-in-email-address", answerdesk.SignInLimitPerEmailAndAddress, answerdesk.SignInWindow),
 		SignInAddressLimit: store.NewRateLimiter(m.DB, "sign-in-address", answerdesk.SignInLimitPerAddress, answerdesk.SignInWindow),
 		SignInEmailLimit:   store.NewRateLimiter(m.DB, "sign-in-email", answerdesk.SignInLimitPerEmail, answerdesk.SignInWindow),
-		Logger:             logger,
+		Logger:             cfg.Logger,
 		Now:                cfg.Now,
 	}
 	if cfg.ClientLimits {
 		m.OAuth.MetadataLimit = store.NewRateLimiter(m.DB, "oauth-client-metadata", ClientRegistrationLimit, time.Hour)
 		m.OAuth.RegisterLimit = store.NewRateLimiter(m.DB, "oauth-client-registration", ClientRegistrationLimit, time.Hour)
 	}
+}
+
+// openREST makes the HTTP server over the services.
+func (m *Main) openREST(cfg Config) {
 	m.Rest = &rest.Server{
 		Messages:      m.Messages,
 		Recordings:    m.Recordings,
@@ -254,33 +312,29 @@ func Open(ctx context.Context, cfg Config) (_ *Main, err error) {
 		RemoteStore:   m.DB.Postgres(),
 		Ready:         m.DB.Ready,
 		BaseURL:       cfg.BaseURL,
-		Logger:        logger,
+		Logger:        cfg.Logger,
 		Now:           cfg.Now,
 		MetricsConfig: cfg.Metrics,
 	}
-	if cfg.Twilio.AuthToken != "" {
-		base := cmp.Or(cfg.Twilio.BaseURL, dispatch.DefaultTwilioBaseURL)
-		u, err := url.Parse(base)
-		if err != nil {
-			return nil, fmt.Errorf("twilio base URL %q: %w", base, err)
-		}
-		fetches := store.NewRecordingFetches(m.DB)
-		m.Fetcher = &dispatch.RecordingFetcher{Queue: fetches, Ingest: m.Recordings,
-			Client:     dispatch.NewFetchClient(cfg.Version, cfg.DispatchAllowPrivate),
-			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken, Now: now, Logger: logger}
-		m.Rest.Twilio = rest.TwilioHooks{AuthToken: cfg.Twilio.AuthToken, MediaHost: u.Host, Fetches: fetches, OnFetch: m.Fetcher.Wake}
+}
+
+// openTwilio, when Twilio's auth token is configured, makes the fetcher of recordings its
+// callbacks announce and the hook that takes them.
+func (m *Main) openTwilio(cfg Config) error {
+	if cfg.Twilio.AuthToken == "" {
+		return nil
 	}
-	m.OAuth.ClientAddress = m.Rest.ClientAddress // sign-in throttles honour the trusted proxies
-	m.Batches = &dispatch.BatchRunner{Store: m.Jobs, Execute: m.Rest.ExecuteBatch, Logger: logger}
-	m.Retention = &dispatch.Retention{Service: m.Recordings, AudioAge: cfg.AudioRetention, RowAge: cfg.RecordingRetention,
-		Interval: time.Hour, Now: now, Logger: logger, Expired: m.Grants}
-	if cfg.Content != nil {
-		if err := m.openPublic(cfg); err != nil {
-			return nil, err
-		}
+	base := cmp.Or(cfg.Twilio.BaseURL, dispatch.DefaultTwilioBaseURL)
+	u, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("twilio base URL %q: %w", base, err)
 	}
-	m.Handler = m.Rest.Handler()
-	return m, nil
+	fetches := store.NewRecordingFetches(m.DB)
+	m.Fetcher = &dispatch.RecordingFetcher{Queue: fetches, Ingest: m.Recordings,
+		Client:     dispatch.NewFetchClient(cfg.Version, cfg.DispatchAllowPrivate),
+		AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken, Now: cfg.clock(), Logger: cfg.Logger}
+	m.Rest.Twilio = rest.TwilioHooks{AuthToken: cfg.Twilio.AuthToken, MediaHost: u.Host, Fetches: fetches, OnFetch: m.Fetcher.Wake}
+	return nil
 }
 
 // openPublic loads the content, builds the search indexes and the MCP servers, and gives
