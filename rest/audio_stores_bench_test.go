@@ -1,7 +1,6 @@
 package rest_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -26,9 +25,5 @@ func benchAudioStores(t testing.TB, _ *testapp.App) []benchStore {
 // newS3StoreProcess is an audio store on an S3 server in a process of its own.
 func newS3StoreProcess(t testing.TB) *s3.Store {
 	t.Helper()
-	st, err := s3.Open(context.Background(), audiotest.FakeS3Process(t, "audio"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return openS3Store(t, audiotest.FakeS3Process(t, "audio"))
 }

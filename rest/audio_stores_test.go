@@ -18,7 +18,13 @@ import (
 // newS3Store opens a store on an S3 protocol server in the test's process.
 func newS3Store(t testing.TB) *s3.Store {
 	t.Helper()
-	st, err := s3.Open(context.Background(), audiotest.FakeS3(t, "audio"))
+	return openS3Store(t, audiotest.FakeS3(t, "audio"))
+}
+
+// openS3Store opens the S3 audio store at url.
+func openS3Store(t testing.TB, url string) *s3.Store {
+	t.Helper()
+	st, err := s3.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
