@@ -138,11 +138,11 @@ func (ix *Index) answerUnits(q question, text string, minScore float64, passages
 		}
 		// A table row or list item that matches as well as the best sentence (a limits or
 		// required-fields table) joins the answer; other sentences must score near the best.
-		row := c.u.kind != kindSentence && c.own >= 0.8*best.own && c.score >= 0.75*best.score
+		row := c.u.kind != kindSentence && c.own >= rowOwnShare*best.own && c.score >= rowShare*best.score
 		// The best section's next most relevant sentence often holds the fact the best
 		// one introduces ("... signed link ..." then "... valid for 15 minutes ...").
 		sibling := c.u.sec == best.u.sec && c.score >= siblingShare*best.score
-		if !row && !sibling && (c.score < 0.9*best.score || len(chosen) >= maxAnswerUnit) {
+		if !row && !sibling && (c.score < sentenceShare*best.score || len(chosen) >= maxAnswerUnit) {
 			continue
 		}
 		if row && rows >= maxExtraRows {
@@ -297,10 +297,10 @@ func (ix *Index) answerUnits(q question, text string, minScore float64, passages
 		total += len(c.u.text)
 	}
 	for _, c := range cands[1:] {
-		if c.score < 0.75*best.score {
+		if c.score < rowShare*best.score {
 			break
 		}
-		if c.u.kind == kindSentence || c.own < 0.8*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > fillLen ||
+		if c.u.kind == kindSentence || c.own < rowOwnShare*best.own || c.own < minOwn || in(c.u) || total+len(c.u.text) > fillLen ||
 			slices.ContainsFunc(chosen, func(o scored) bool { return similar(o.u, c.u) }) || otherAmount(c) ||
 			c.u.sec != best.u.sec && c.own < best.own && !addsTerm(q, chosen, c.u) {
 			continue

@@ -85,7 +85,7 @@ func (t qterm) match(set termSet) float64 {
 	}
 	for _, a := range t.alts {
 		if set[a] {
-			return 0.8 * t.weight
+			return synonymShare * t.weight
 		}
 	}
 	return 0
@@ -155,7 +155,7 @@ func (ix *Index) prepare(text string) question {
 				w = a.idf(a.syn[p][0]) // a synonym's word: as rare as the docs' word
 			}
 			if p != t {
-				w *= 0.5 // a part of a compound word counts half
+				w *= partWeight // a part of a compound word counts less
 			}
 			q.fullTotal += w
 			if a.known[p] || len(a.syn[p]) > 0 {

@@ -150,13 +150,6 @@ func priorsOf(passages []Passage) func(Passage) (retrieval, page float64) {
 	}
 }
 
-// Sections added to the retrieved ones for a question's rarest words.
-const (
-	rareTerms       = 2   // the question's heaviest words looked up
-	maxRareSections = 4   // a word in more sections than this is not rare enough to look up
-	rarePrior       = 0.5 // such a section's retrieval score, relative to the best passage's
-)
-
 // withRareTermSections adds to the retrieved passages the sections holding the question's
 // rarest words. BM25 over a disjunction of every word and synonym scales a passage by the
 // share of the query it matches, so the one section naming the question's most specific
@@ -218,7 +211,7 @@ func (ix *Index) withCoveringSections(q question, ps []Passage) []Passage {
 		got := map[*unit]float64{}
 		for _, alt := range t.alts {
 			for _, u := range ix.ans.unitsByTerm[alt] {
-				got[u] = 0.8 * t.weight
+				got[u] = synonymShare * t.weight
 			}
 		}
 		for _, u := range ix.ans.unitsByTerm[t.term] {
@@ -256,9 +249,6 @@ func (ix *Index) withCoveringSections(q question, ps []Passage) []Passage {
 	return out
 }
 
-// coveringDepth is how many sections withCoveringSections adds.
-const coveringDepth = 3
-
 // withAddedPassages adds passages found apart (partsPassages, bodyPassages) to the retrieved
 // ones, with the prior of a rare word's section: retrieval matches a name
 // (`signing_secret`) whole, so "signing secret" may not retrieve the row naming it, and
@@ -281,13 +271,6 @@ func withAddedPassages(ps, added []Passage) []Passage {
 	}
 	return out
 }
-
-// maxPartsPassages is how many passages the words of names add to the retrieved ones.
-const maxPartsPassages = 3
-
-// maxBodyPassages is how many passages matching the question by their text alone add to the
-// retrieved ones.
-const maxBodyPassages = 3
 
 // questionStems are the stems of a question's words, stop words left out: the terms that
 // partsPassages and bodyPassages look up, made once for both.
@@ -364,7 +347,7 @@ func (ix *Index) snippet(url string, q question, maxLen int) string {
 		n += len(u.text) + 1
 	}
 	s := strings.Join(parts, " ")
-	if r := []rune(s); len(r) > maxLen+100 {
+	if r := []rune(s); len(r) > maxLen+snippetSlack {
 		s = string(r[:maxLen]) + "…"
 	}
 	return s

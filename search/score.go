@@ -16,22 +16,6 @@ type scored struct {
 	own      float64 // share held by the unit's own words
 }
 
-// Weights of a unit's score.
-const (
-	contextWeight    = 0.75 // a word only in a sentence of context, against one in the asking sentence
-	unknownWeight    = 0.5  // a word the docs never use: it matches nothing, so it weighs less on every unit
-	ctxWeight        = 0.5  // a question word in the heading path only, against one in the unit
-	headWeight       = 0.25 // the share of the question in the unit's heading path
-	titleWeight      = 0.4  // the share of the question in the unit's page title: the page's topic
-	retrievalWeight  = 0.15 // the passage's retrieval score, relative to the best passage's
-	leadInPenalty    = 0.05 // a sentence ending in ":" introduces what follows
-	noAmountPenalty  = 0.1  // a unit without a number, for a question asking for an amount
-	resourceBonus    = 0.15 // a unit about the API resource the question names
-	pageWeight       = 0.2  // the page's share of the retrieved passages' score, relative to the best page's
-	referencePenalty = 0.1  // a unit of an object's or example's section, for a "how do I" question
-	kindBonus        = 0.08 // a unit holding the kind of fact asked: a status for "which error", a format for "what format"
-)
-
 func (q question) score(u *unit, retrieval float64) scored {
 	if q.total == 0 {
 		return scored{u: u}
@@ -53,11 +37,11 @@ func (q question) score(u *unit, retrieval float64) scored {
 	// under another heading are often about something else ("batch operations count
 	// toward the rate limit").
 	s.score = s.coverage + headWeight*head/q.total + titleWeight*title/q.total + retrievalWeight*retrieval
-	s.score += math.Min(0.15, 0.06*float64(pairsIn(q.bigrams, u.seq, u.terms)))
+	s.score += math.Min(maxPairBonus, pairBonus*float64(pairsIn(q.bigrams, u.seq, u.terms)))
 	// The question's words in the same order as written ("endpoint is down").
-	s.score += math.Min(0.1, 0.04*float64(pairsIn(q.raw, u.raw, u.rawSet)))
+	s.score += math.Min(maxRawPairBonus, rawPairBonus*float64(pairsIn(q.raw, u.raw, u.rawSet)))
 	if q.namesPathOf(u) {
-		s.score += 0.15
+		s.score += pathBonus
 	}
 	// For an amount, a unit about the very resource the question names ("the default
 	// page size of the To Do list": `GET /api/v2/to-dos`) beats one about another list
@@ -65,24 +49,24 @@ func (q question) score(u *unit, retrieval float64) scored {
 	if q.number && u.quantity && q.asks(u.leaves) {
 		s.score += resourceBonus
 	}
-	if q.list && u.codes >= 3 {
-		s.score += 0.08 // "which values ...": a unit that lists names
+	if q.list && u.codes >= minListCodes {
+		s.score += listBonus // "which values ...": a unit that lists names
 	}
 	if q.omitted && defaults.MatchString(u.text) {
-		s.score += 0.1 // "when I leave it out": what it defaults to
+		s.score += defaultBonus // "when I leave it out": what it defaults to
 	}
 	if q.returns && u.body {
-		s.score += 0.1 // the body it returns, as written, beats a sentence that it answers
+		s.score += bodyBonus // the body it returns, as written, beats a sentence that it answers
 	}
 	if q.list && u.choices {
-		s.score += 0.15 // ... and better, names them as the alternatives they are
+		s.score += choicesBonus // ... and better, names them as the alternatives they are
 	}
 	if q.number {
 		switch {
 		case u.quantity:
-			s.score += 0.12
+			s.score += quantityBonus
 		case u.digit:
-			s.score += 0.04
+			s.score += digitBonus
 		default:
 			// "The page size used (your page_size, or the list's default)" names the
 			// thing asked about but not its amount: a confident answer without the fact.
@@ -90,10 +74,10 @@ func (q question) score(u *unit, retrieval float64) scored {
 		}
 	}
 	if q.code && strings.Contains(u.text, "`") {
-		s.score += 0.05
+		s.score += codeBonus
 	}
 	if q.howTo && u.imperative {
-		s.score += 0.2
+		s.score += imperativeBonus
 	}
 	// "How do I ..." asks for an operation; a section describing an object's fields or
 	// showing an example names the words of an operation without saying how.
@@ -102,10 +86,10 @@ func (q question) score(u *unit, retrieval float64) scored {
 	}
 	// Long sentences match many words by their length alone.
 	switch {
-	case u.words < 5 && u.kind == kindSentence:
-		s.score -= 0.1
-	case u.words > 40:
-		s.score -= math.Min(0.2, 0.003*float64(u.words-40))
+	case u.words < shortSentenceWords && u.kind == kindSentence:
+		s.score -= shortSentencePenalty
+	case u.words > longUnitWords:
+		s.score -= math.Min(maxLongUnitPenalty, longUnitPenaltyPerWord*float64(u.words-longUnitWords))
 	}
 	if strings.HasSuffix(u.text, ":") {
 		s.score -= leadInPenalty // a lead-in to a list says little alone
@@ -227,5 +211,5 @@ func similar(a, b *unit) bool {
 		}
 	}
 	union := len(a.terms) + len(b.terms) - inter
-	return union > 0 && float64(inter)/float64(union) > 0.6
+	return union > 0 && float64(inter)/float64(union) > similarShare
 }

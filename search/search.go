@@ -64,9 +64,6 @@ const (
 	maxOffset     = 10000 // deepest result a cursor can reach
 	fragmentSize  = 160   // characters of a highlight
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
-	synonymBoost  = 0.5   // weight of a synonym's match against the word's own
-	rerankDepth   = 16    // passages retrieved for reranking, at least
-	snippetLen    = 320   // characters of a passage's snippet, about
 )
 
 // Errors of a query; the caller answers them as a bad parameter.
