@@ -6,6 +6,22 @@ import (
 	"strings"
 )
 
+// declinesBest reports whether the docs do not cover the question, cands being its scored
+// units, best first: it names something the docs never mention, or another product's own
+// settings, or its best unit does not answer it (declines), or scores below minScore, or it
+// names a thing by a word the docs never use and its best unit does not rank very well.
+func (ix *Index) declinesBest(q question, text string, minScore float64, cands []scored) bool {
+	best := cands[0]
+	if ix.namesUnknown(text) || ix.namesOtherProduct(text, best.u.sec) {
+		return true
+	}
+	if debugDecide != nil {
+		debugDecide(q, cands)
+	}
+	return !debugNoDecline && (q.declines(best) || best.score < minScore ||
+		ix.namesUnknownThing(text) && (q.beyondHeading(best.u) == 0 || best.score < minThingScore))
+}
+
 // declines reports whether the docs do not cover the question, its best unit being best.
 func (q question) declines(best scored) bool {
 	// A best unit that ranks below minWeakScore answers only through its section or the
@@ -150,9 +166,6 @@ func (ix *Index) namesOtherProduct(text string, sec *docSection) bool {
 	}
 	return false
 }
-
-// debugBest, when set (by a test), sees every question's best unit.
-var debugBest func(scored)
 
 // debugDecide, when set (by a test), sees every question with its scored units, best first.
 var debugDecide func(question, []scored)

@@ -190,6 +190,63 @@ func (q question) namesPathOf(u *unit) bool {
 	})
 }
 
+// scoreUnits scores every unit of the passages' sections for the question, with each
+// passage's retrieval score and its page's share (priorsOf), best first.
+func (ix *Index) scoreUnits(q question, passages []Passage) []scored {
+	var cands []scored
+	seen := map[*docSection]bool{}
+	priors := priorsOf(passages)
+	for _, p := range passages {
+		sec := ix.ans.sections[p.URL]
+		if sec == nil || seen[sec] {
+			continue
+		}
+		seen[sec] = true
+		r, prior := priors(p)
+		for _, u := range sec.units {
+			sc := q.score(u, r)
+			sc.score += pageWeight * prior
+			cands = append(cands, sc)
+		}
+	}
+	slices.SortStableFunc(cands, byScore)
+	return cands
+}
+
+// rerankForKind adds to the scored units, sorted best first, what they get for holding the
+// kind of fact asked (selectionBonus), and sorts them again. This is for a question found
+// answerable: that a unit holds the kind of fact asked (a status for "which error", a
+// format for "what format") says nothing of whether the docs cover the question, and would
+// lift an off-topic question's best unit with the rest.
+func rerankForKind(q question, cands []scored) []scored {
+	reranked := false
+	for i := range cands {
+		if b := selectionBonus(q, cands[i].u); b != 0 {
+			cands[i].score += b
+			reranked = true
+		}
+	}
+	if reranked {
+		slices.SortStableFunc(cands, byScore)
+	}
+	return cands
+}
+
+// asksKind reports whether the question asks for a kind of fact a unit may hold: an amount,
+// a name, a body, the values, a status, a format or a place.
+func (q question) asksKind() bool {
+	return q.number || q.code || q.howTo || q.returns || q.list || q.status || q.format || q.where
+}
+
+// holdsKind reports whether a unit holds the kind of fact the question asks for: an amount
+// for "how long", code for "which header" or "how do I", a body for "what does X return",
+// alternatives for "which values", a status for "which error", a format for "what format",
+// a path or URL for "where".
+func (q question) holdsKind(u *unit) bool {
+	return q.number && u.quantity || (q.code || q.howTo) && u.codes > 0 || q.returns && u.body ||
+		q.list && u.choices || q.status && u.status || q.format && u.format || q.where && u.location
+}
+
 // selectionBonus is what a unit gets, once a question is found answerable, for holding
 // the kind of fact asked.
 func selectionBonus(q question, u *unit) float64 {
