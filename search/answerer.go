@@ -81,34 +81,57 @@ type answerer struct {
 	proper termSet
 }
 
-// buildAnswerer prepares the sections of the passages for answering.
+// buildAnswerer prepares the sections of the passages for answering: the lexicon's terms,
+// then each docs page's sections (order: the pages in the index's order; pageOrder: their
+// order in the docs) with their units.
 func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOrder map[string]int) {
 	a := &answerer{sections: map[string]*docSection{}, byPage: map[string][]*docSection{},
 		known: termSet{}, syn: map[string][]string{}, rawSyn: map[string][]string{}, extraStp: termSet{}, irreg: map[string]string{},
 		secsByTerm: map[string][]*docSection{}, unitsByTerm: map[string][]*unit{}, concepts: termSet{}, measures: termSet{}}
+	ix.addLexicon(a, lex)
+	ix.ans = a // terms() reads irreg and extraStp from here on
+	starts := slices.Clone(order)
+	slices.SortStableFunc(starts, func(x, y string) int { return pageOrder[x] - pageOrder[y] })
+	for _, path := range starts {
+		if p := ix.byID[path]; p != nil {
+			a.starts = append(a.starts, p)
+		}
+	}
+	var texts []string // every heading and unit, for the names the docs write capitalised
+	for _, path := range order {
+		for _, s := range secs[path] {
+			texts = ix.addSection(a, path, s, texts)
+		}
+	}
+	a.proper = ix.properNames(texts)
+}
+
+// addLexicon adds the terms of the lexicon's words to a: units of measure, irregular forms,
+// words of asking, and synonyms (each word of a group standing for the others, one-way
+// synonyms, the stop words that carry meaning).
+func (ix *Index) addLexicon(a *answerer, l *lexicon) {
 	one := func(w string) string {
 		if ts := ix.stems.Analyze([]byte(w)); len(ts) > 0 {
 			return string(ts[0].Term)
 		}
 		return ""
 	}
-	for _, w := range lex.measures {
+	for _, w := range l.measures {
 		if t := one(w); t != "" {
 			a.measures[t] = true
 		}
 	}
-	var texts []string // every heading and unit, for the names the docs write capitalised
-	for _, ir := range lex.irregular {
+	for _, ir := range l.irregular {
 		if f, t := one(ir.word), one(ir.alts[0]); f != "" && t != "" && f != t {
 			a.irreg[f] = t
 		}
 	}
-	for _, w := range lex.asking {
+	for _, w := range l.asking {
 		if t := one(w); t != "" {
 			a.extraStp[t] = true
 		}
 	}
-	for _, g := range lex.synonyms {
+	for _, g := range l.synonyms {
 		var ts []string
 		for _, w := range g {
 			for _, t := range ix.stems.Analyze([]byte(w)) {
@@ -125,7 +148,7 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
-	for _, ow := range lex.oneWay {
+	for _, ow := range l.oneWay {
 		from := one(ow.word)
 		for _, alt := range ow.alts {
 			if t := one(alt); t != "" && from != "" && !slices.Contains(a.syn[from], t) {
@@ -133,116 +156,119 @@ func (ix *Index) buildAnswerer(secs map[string][]section, order []string, pageOr
 			}
 		}
 	}
-	for _, rs := range lex.stopSynonyms {
+	for _, rs := range l.stopSynonyms {
 		for _, alt := range rs.alts {
 			if t := one(alt); t != "" {
 				a.rawSyn[rs.word] = append(a.rawSyn[rs.word], t)
 			}
 		}
 	}
-	ix.ans = a // terms() reads irreg and extraStp from here on
-	starts := slices.Clone(order)
-	slices.SortStableFunc(starts, func(x, y string) int { return pageOrder[x] - pageOrder[y] })
-	for _, path := range starts {
-		if p := ix.byID[path]; p != nil {
-			a.starts = append(a.starts, p)
-		}
+}
+
+// addSection adds a section of the page at path, with its units, to a and its term
+// indexes; it returns texts with the section's heading and units appended.
+func (ix *Index) addSection(a *answerer, path string, s section, texts []string) []string {
+	url := path
+	if s.anchor != "" {
+		url += "#" + s.anchor
 	}
-	for _, path := range order {
-		for _, s := range secs[path] {
-			url := path
-			if s.anchor != "" {
-				url += "#" + s.anchor
-			}
-			p := ix.byID[url]
-			if p == nil {
-				continue
-			}
-			ds := &docSection{passage: p, context: ix.termSetOf(ix.terms(p.PageTitle + " " + p.Heading)),
-				title: ix.termSetOf(ix.terms(p.PageTitle)), reference: referenceHeading.MatchString(p.Heading)}
+	p := ix.byID[url]
+	if p == nil {
+		return texts
+	}
+	ds := &docSection{passage: p, context: ix.termSetOf(ix.terms(p.PageTitle + " " + p.Heading)),
+		title: ix.termSetOf(ix.terms(p.PageTitle)), reference: referenceHeading.MatchString(p.Heading)}
+	for t := range ds.context {
+		a.known[t] = true
+		a.concepts[t] = true
+	}
+	ctxBySub := map[string]termSet{}
+	texts = append(texts, p.Heading)
+	for _, us := range s.units {
+		texts = append(texts, us.text)
+		seq := ix.terms(us.text)
+		if len(seq) == 0 {
+			continue
+		}
+		// A unit's heading path: the page title, the heading and its sub heading.
+		ctx := ctxBySub[us.sub]
+		if ctx == nil {
+			ctx = termSet{}
 			for t := range ds.context {
+				ctx[t] = true
+			}
+			for t := range ix.termSetOf(ix.terms(us.sub)) {
+				ctx[t] = true
 				a.known[t] = true
-				a.concepts[t] = true
 			}
-			ctxBySub := map[string]termSet{}
-			texts = append(texts, p.Heading)
-			for _, us := range s.units {
-				texts = append(texts, us.text)
-				seq := ix.terms(us.text)
-				if len(seq) == 0 {
-					continue
-				}
-				ctx := ctxBySub[us.sub]
-				if ctx == nil {
-					ctx = termSet{}
-					for t := range ds.context {
-						ctx[t] = true
-					}
-					for t := range ix.termSetOf(ix.terms(us.sub)) {
-						ctx[t] = true
-						a.known[t] = true
-					}
-					ctxBySub[us.sub] = ctx
-				}
-				u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
-					seq: ix.withParts(seq), words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
-					quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
-					status: statusText.MatchString(us.text), format: formatText.MatchString(us.text), location: locationText.MatchString(us.text)}
-				// A unit stating a format ("Timestamps are ISO 8601") is about a format, whether or
-				// not it says the word.
-				if u.format {
-					for _, t := range ix.terms("format") {
-						u.terms[t] = true
-					}
-				}
-				// A stop word that means something in a question ("down") matches itself.
-				u.raw = ix.rawWords(us.text)
-				u.rawSet = termSet{}
-				for _, w := range u.raw {
-					u.rawSet[w] = true
-					if _, ok := a.rawSyn[w]; ok {
-						u.terms["~"+w] = true
-					}
-				}
-				// The words of a CamelCase name count too: RateLimit-Policy is about rate limits.
-				for _, w := range camelWord.FindAllString(us.text, -1) {
-					for _, part := range camelPart.FindAllString(w, -1) {
-						for _, t := range ix.terms(part) {
-							u.terms[t] = true
-						}
-					}
-				}
-				if n := len(ds.units); n > 0 && continues(us.text) && us.kind == kindSentence && ds.units[n-1].kind == kindSentence {
-					u.prev = ds.units[n-1].terms
-				}
-				u.leaves = ix.pathLeaves(us.text)
-				if len(u.leaves) == 0 {
-					u.leaves = ix.pathLeaves(p.Heading)
-				}
-				ds.units = append(ds.units, u)
-				a.units++
-				for t := range u.terms {
-					a.unitsByTerm[t] = append(a.unitsByTerm[t], u)
-					a.known[t] = true
-				}
-			}
-			a.sections[url] = ds
-			a.byPage[path] = append(a.byPage[path], ds)
-			held := termSet{}
-			for t := range ds.context {
-				held[t] = true
-			}
-			for _, u := range ds.units {
-				for t := range u.terms {
-					held[t] = true
-				}
-			}
-			for t := range held {
-				a.secsByTerm[t] = append(a.secsByTerm[t], ds)
+			ctxBySub[us.sub] = ctx
+		}
+		u := ix.newUnit(ds, us, seq, ctx)
+		ds.units = append(ds.units, u)
+		a.units++
+		for t := range u.terms {
+			a.unitsByTerm[t] = append(a.unitsByTerm[t], u)
+			a.known[t] = true
+		}
+	}
+	a.sections[url] = ds
+	a.byPage[path] = append(a.byPage[path], ds)
+	held := termSet{}
+	for t := range ds.context {
+		held[t] = true
+	}
+	for _, u := range ds.units {
+		for t := range u.terms {
+			held[t] = true
+		}
+	}
+	for t := range held {
+		a.secsByTerm[t] = append(a.secsByTerm[t], ds)
+	}
+	return texts
+}
+
+// newUnit is the next unit of ds, from us, whose terms are seq, under the heading path
+// ctx: its terms (with the parts of its names, "format" for a unit stating one, the stop
+// words that carry meaning as "~word"), the sentence it continues, the API resource it is
+// about, and the kinds of fact it holds.
+func (ix *Index) newUnit(ds *docSection, us unitSrc, seq []string, ctx termSet) *unit {
+	u := &unit{sec: ds, idx: len(ds.units), text: us.text, kind: us.kind, terms: ix.termSetOf(seq), ctx: ctx,
+		seq: ix.withParts(seq), words: len(strings.Fields(us.text)), codes: strings.Count(us.text, "`") / 2,
+		quantity: quantity.MatchString(us.text), choices: choices.MatchString(us.text), body: jsonBody.MatchString(us.text), digit: digit.MatchString(us.text), imperative: imperative(us.text),
+		status: statusText.MatchString(us.text), format: formatText.MatchString(us.text), location: locationText.MatchString(us.text)}
+	// A unit stating a format ("Timestamps are ISO 8601") is about a format, whether or
+	// not it says the word.
+	if u.format {
+		for _, t := range ix.terms("format") {
+			u.terms[t] = true
+		}
+	}
+	// A stop word that means something in a question ("down") matches itself.
+	u.raw = ix.rawWords(us.text)
+	u.rawSet = termSet{}
+	for _, w := range u.raw {
+		u.rawSet[w] = true
+		if _, ok := ix.ans.rawSyn[w]; ok {
+			u.terms["~"+w] = true
+		}
+	}
+	// The words of a CamelCase name count too: RateLimit-Policy is about rate limits.
+	for _, w := range camelWord.FindAllString(us.text, -1) {
+		for _, part := range camelPart.FindAllString(w, -1) {
+			for _, t := range ix.terms(part) {
+				u.terms[t] = true
 			}
 		}
 	}
-	a.proper = ix.properNames(texts)
+	if n := len(ds.units); n > 0 && continues(us.text) && us.kind == kindSentence && ds.units[n-1].kind == kindSentence {
+		u.prev = ds.units[n-1].terms
+	}
+	u.leaves = ix.pathLeaves(us.text)
+	if len(u.leaves) == 0 {
+		u.leaves = ix.pathLeaves(ds.passage.Heading)
+	}
+	return u
 }
 
 // withParts is a unit's terms in order with the parts of each snake_case name after it, so

@@ -124,22 +124,57 @@ func askedFor(phrase string) string {
 	return " "
 }
 
+// prepare parses a question for retrieval and scoring: its terms weighted by rarity, the
+// stop words that mean something in it, its pairs of neighbouring words, the paths and
+// flags it names, and the kinds of fact it asks for.
 func (ix *Index) prepare(text string) question {
-	a := ix.ans
 	var q question
 	text = strings.ToValidUTF8(text, " ")
 	text = firstChars(text, maxQueryChars)
 	seq := ix.questionTerms(text)
 	seen := termSet{}
-	add := func(term string, alts []string, w float64) {
-		seen[term] = true
-		q.terms = append(q.terms, qterm{term: term, alts: alts, weight: w})
-		q.total += w
-	}
 	// The asking sentences, when there are sentences of context too: they alone name a path
 	// or flag to answer about, and the context's words weigh less.
 	var named string
 	q.asked, named = ix.askedTerms(text)
+	ix.addWordTerms(&q, seq, seen)
+	ix.addStatusClasses(&q, seq)
+	ix.addStopWordTerms(&q, text, seen)
+	// A synonym that is itself a word of the question does not count twice.
+	for i := range q.terms {
+		var alts []string
+		for _, s := range q.terms[i].alts {
+			if !seen[s] {
+				alts = append(alts, s)
+			}
+		}
+		q.terms[i].alts = alts
+	}
+	slices.SortFunc(q.terms, func(a, b qterm) int { return strings.Compare(a.term, b.term) })
+	for i := 0; i+1 < len(seq); i++ {
+		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
+	}
+	q.paths = namedPaths(named)
+	q.raw = ix.rawPairs(text)
+	q.setKinds(strings.ToLower(text))
+	return q
+}
+
+// add adds a term to the question with the terms standing for it and its weight, and marks
+// it seen.
+func (q *question) add(seen termSet, term string, alts []string, w float64) {
+	seen[term] = true
+	q.terms = append(q.terms, qterm{term: term, alts: alts, weight: w})
+	q.total += w
+}
+
+// addWordTerms adds the terms of the question's words (seq) and of the parts of its
+// snake_case names, each weighted by its rarity: less in a sentence of context, as much as
+// its synonym's for a word the docs never use that has one, less for a part of a name, and
+// less again for a word the docs never use. It counts the terms the docs know and notes
+// those that are units of measure or the docs' concepts.
+func (ix *Index) addWordTerms(q *question, seq []string, seen termSet) {
+	a := ix.ans
 	for _, t := range seq {
 		set := termSet{}
 		ix.addTerm(set, t)
@@ -177,68 +212,80 @@ func (ix *Index) prepare(text string) question {
 				q.unknownFull += w
 				w *= unknownWeight
 			}
-			add(p, a.syn[p], w)
+			q.add(seen, p, a.syn[p], w)
 		}
 	}
-	// An HTTP status stands for its class too: the docs say "5xx answers are retried".
+}
+
+// addStatusClasses makes an HTTP status of the question stand for its class too (the docs
+// say "5xx answers are retried"); a status the docs never write weighs as its class.
+func (ix *Index) addStatusClasses(q *question, seq []string) {
+	a := ix.ans
 	for _, t := range seq {
-		if httpStatus.MatchString(t) {
-			class := t[:1] + "xx"
-			for i := range q.terms {
-				if q.terms[i].term == t && !slices.Contains(q.terms[i].alts, class) {
-					q.terms[i].alts = append(q.terms[i].alts, class)
-					if !a.known[t] {
-						q.total -= q.terms[i].weight
-						q.terms[i].weight = a.idf(class)
-						q.total += q.terms[i].weight
-					}
+		if !httpStatus.MatchString(t) {
+			continue
+		}
+		class := t[:1] + "xx"
+		for i := range q.terms {
+			if q.terms[i].term == t && !slices.Contains(q.terms[i].alts, class) {
+				q.terms[i].alts = append(q.terms[i].alts, class)
+				if !a.known[t] {
+					q.total -= q.terms[i].weight
+					q.terms[i].weight = a.idf(class)
+					q.total += q.terms[i].weight
 				}
 			}
 		}
 	}
-	// Stop words that carry meaning in a question about an API ("my endpoint is down").
+}
+
+// addStopWordTerms adds the stop words that carry meaning in a question about an API ("my
+// endpoint is down") as terms "~word", standing for their synonyms and weighing as the
+// rarest of them.
+func (ix *Index) addStopWordTerms(q *question, text string, seen termSet) {
 	for _, t := range ix.words.Analyze([]byte(strings.ToLower(text))) {
-		if alts, ok := a.rawSyn[string(t.Term)]; ok && !seen["~"+string(t.Term)] {
+		if alts, ok := ix.ans.rawSyn[string(t.Term)]; ok && !seen["~"+string(t.Term)] {
 			w := 0.0
 			for _, alt := range alts {
-				w = max(w, a.idf(alt))
+				w = max(w, ix.ans.idf(alt))
 			}
-			add("~"+string(t.Term), alts, w)
+			q.add(seen, "~"+string(t.Term), alts, w)
 			q.synQ = append(q.synQ, alts...)
 		}
 	}
-	// A synonym that is itself a word of the question does not count twice.
-	for i := range q.terms {
-		var alts []string
-		for _, s := range q.terms[i].alts {
-			if !seen[s] {
-				alts = append(alts, s)
-			}
-		}
-		q.terms[i].alts = alts
+}
+
+// namedPaths are the API paths and command-line flags written in the asking sentences,
+// matched whole: a flag's words are common ("base", "url") and the flag is what the
+// question is about. A path or flag of the context ("I'm getting 429s from
+// /api/v1/search.") says where, not what is asked, and is not passed here.
+func namedPaths(named string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, p := range apiPath.FindAllString(strings.ToLower(named), maxNamedPaths) {
+		out = append(out, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
 	}
-	slices.SortFunc(q.terms, func(a, b qterm) int { return strings.Compare(a.term, b.term) })
-	for i := 0; i+1 < len(seq); i++ {
-		q.bigrams = append(q.bigrams, [2]string{seq[i], seq[i+1]})
+	for _, m := range flagName.FindAllStringSubmatch(strings.ToLower(named), maxNamedPaths) {
+		out = append(out, regexp.MustCompile(regexp.QuoteMeta(m[1])+`(?:[^a-z0-9_-]|$)`))
 	}
-	// A path or flag of the context ("I'm getting 429s from /api/v1/search.") says where,
-	// not what is asked: only the asking sentences name the unit to answer from.
-	for _, p := range apiPath.FindAllString(strings.ToLower(named), 4) {
-		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(p)+`(?:[^a-z0-9_/-]|$)`))
-	}
-	// A command-line flag written in a question ("--base-url") is matched whole too: its
-	// words are common ("base", "url") and the flag is what the question is about.
-	for _, m := range flagName.FindAllStringSubmatch(strings.ToLower(named), 4) {
-		q.paths = append(q.paths, regexp.MustCompile(regexp.QuoteMeta(m[1])+`(?:[^a-z0-9_-]|$)`))
-	}
+	return out
+}
+
+// rawPairs are the pairs of neighbouring words of a text as written, stop words included,
+// at least one of them a content word or a stop word that carries meaning.
+func (ix *Index) rawPairs(text string) [][2]string {
+	var out [][2]string
+	content := func(w string) bool { _, syn := ix.ans.rawSyn[w]; return syn || len(ix.terms(w)) > 0 }
 	rw := ix.rawWords(text)
 	for i := 0; i+1 < len(rw); i++ {
-		content := func(w string) bool { _, syn := a.rawSyn[w]; return syn || len(ix.terms(w)) > 0 }
 		if content(rw[i]) || content(rw[i+1]) {
-			q.raw = append(q.raw, [2]string{rw[i], rw[i+1]})
+			out = append(out, [2]string{rw[i], rw[i+1]})
 		}
 	}
-	lower := strings.ToLower(text)
+	return out
+}
+
+// setKinds sets the kinds of fact the question (lower-cased) asks for.
+func (q *question) setKinds(lower string) {
 	q.number = numberQuestion.MatchString(lower)
 	q.code = codeQuestion.MatchString(lower)
 	q.howTo = howToQuestion.MatchString(lower)
@@ -248,7 +295,6 @@ func (ix *Index) prepare(text string) question {
 	q.status = statusQuestion.MatchString(lower)
 	q.format = formatQuestion.MatchString(lower)
 	q.where = whereQuestion.MatchString(lower)
-	return q
 }
 
 // names reports whether the question holds one of the terms.

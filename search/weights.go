@@ -25,6 +25,7 @@ const (
 	unknownWeight = 0.5  // a word the docs never use: it matches nothing, so it weighs less on every unit
 	partWeight    = 0.5  // a part of a snake_case name, against a whole word
 	synonymShare  = 0.8  // of a term's weight, what a synonym of it holds
+	maxNamedPaths = 4    // API paths, and flags, of a question matched whole
 )
 
 // Scoring (score.go): a unit's score for a question.
