@@ -23,56 +23,50 @@ func (ix *Index) declinesBest(q question, text string, minScore float64, cands [
 }
 
 // declines reports whether the docs do not cover the question, its best unit being best.
+// The best unit answers when it holds a word of the question beyond units of measure, the
+// question has two words of the docs (or one heading the best unit's section), the question
+// is not mostly in words the docs never use, and either the unit holds minCoverage and
+// minOwn and scores minWeakScore, or one of the ways below holds.
 func (q question) declines(best scored) bool {
-	// A best unit that ranks below minWeakScore answers only through its section or the
-	// question's concepts (bySection, byConcepts below; byHeading and byRank need more than
-	// minWeakScore), however much of the question it holds: off-topic questions that share
-	// a common pair of words with a sentence ("port my phone number") reach a fair share of
-	// it, seldom that score, and a unit holding more that ranks below it is about something
-	// else ("which countries can I buy a local phone number in" reaches 0.61 of its weight
-	// in the rules of a To Do's contact number, scoring 0.69; no tuning question answered
-	// right ranks under 0.83).
+	// Below minWeakScore a best unit answers only through its section, the question's
+	// concepts or a name it writes, however much of the question it holds: an off-topic
+	// question sharing a common pair of words with a sentence ("port my phone number")
+	// reaches a fair share of it, seldom that score.
 	weak := best.score < minWeakScore
 	if !q.holdsTopic(best.u) {
 		return true
 	}
-	// A question with one word of the docs ("Who founded answerdesk?", "What is the meaning
-	// of life?") is about the docs when that word heads the answering section ("What is
-	// pagination?"); a sentence merely using it is a coincidence. No question of the tuning
-	// sets answered right has fewer than two, but for a status supposed ("Should that be
-	// 403?"): the docs say what each status means.
+	// A question with one word of the docs ("Who founded answerdesk?") is about the docs
+	// when that word heads the answering section ("What is pagination?"): a sentence merely
+	// using it is a coincidence. A status supposed ("Should that be 403?") is the exception:
+	// the docs say what each status means.
 	if q.known <= 1 && !q.status && q.headingCoverage(best.u.sec) == 0 {
 		return true
 	}
 	if q.fullTotal > 0 && q.unknownFull/q.fullTotal >= maxUnknownShare && (best.score < minScoreMostlyUnknown || q.known <= 1) {
-		// One word of the docs among words they never use ("file" in "how do I file my
-		// taxes") is a coincidence however well it matches: no question of the tuning
-		// sets answered right has fewer than two.
 		// Mostly in words the docs never use ("reset my iPhone"): about something else,
-		// unless its few known words match very well.
+		// unless two or more known words match very well; one word of the docs among them
+		// ("file" in "how do I file my taxes") is a coincidence however well it matches.
 		return true
 	} else if best.coverage < minCoverage || best.own < minOwn || weak {
-		// No one unit holds enough of the question, but the section may: its heading and
+		// No one unit holds enough of the question, but its section may: the heading and
 		// units together hold nearly all of the question's words ("Which statuses does a
-		// message go through?" under "Message statuses", the statuses in a list). Then the
-		// section's best unit answers.
-		// Or the section's heading is about the question ("How tokens are stored" for "Is
-		// my token stored in plain text?"): off-topic questions share a word or two with a
-		// sentence, seldom a good share of a heading.
+		// message go through?" under "Message statuses", the statuses in a list).
 		bySection := best.own >= minOwnInSection && q.sectionCoverage(best.u.sec) >= minSectionCoverage
+		// Or the section's heading is about the question ("How tokens are stored" for "Is my
+		// token stored in plain text?"): off-topic questions share a word or two with a
+		// sentence, seldom a good share of a heading.
 		byHeading := best.coverage >= minCoverageUnderHeading && q.headingCoverage(best.u.sec) >= minHeadingCoverage &&
 			best.score >= minHeadingScore
-		// Or it ranks well above what off-topic questions reach (at most 0.811 on the four
-		// tuning sets) while holding a fair share of the question by its own words.
+		// Or it ranks well above what off-topic questions reach while holding a fair share of
+		// the question by its own words.
 		byRank := best.coverage >= minCoverageUnderHeading && best.own >= minOwn && best.score >= minStrongScore
 		// Or the question names several things the docs have headings for ("Is my API token
-		// stored in plain text on the server?": api, token, store, server) and the best unit
-		// holds some of it: a question in the docs' own concepts is about the docs, however
-		// its other words are phrased; the off-topic questions of the four tuning sets that
-		// get this far name at most two.
-		// Two of those terms must be the best unit's own or its heading's: an off-topic
-		// question in the product's words ("can the same receptionist always answer our
-		// line?": request, answer, line) names three, and the unit it reaches holds one.
+		// stored in plain text on the server?": api, token, store, server), and the best unit
+		// holds two of them by its own words or its heading's: a question in the docs' own
+		// concepts is about the docs, however its other words are phrased, while an
+		// off-topic one in the product's words ("can the same receptionist always answer our
+		// line?") reaches a unit holding one.
 		byConcepts := len(q.isConcept) >= minConcepts && best.own >= minOwnInSection && best.score >= minConceptsScore &&
 			q.conceptsHeld(best.u) >= minConceptsHeld
 		// Or the best unit names the very path or flag the question writes ("--base-url",
