@@ -69,3 +69,43 @@ func TestOtherProducts(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclines checks the decline on scored units made up for it: a best unit that holds
+// too little of the question answers only through its section, a question with one docs
+// word only under a heading holding it, and one mostly in words the docs never use only
+// from a unit scoring very well.
+func TestDeclines(t *testing.T) {
+	plain := testSection("/docs/x#a", "", "a1 x y z", "q r s")
+	full := testSection("/docs/x#c", "", "b1 c1 d1 w")
+	headed := testSection("/docs/x#b", "b1 c1 d1", "a1 x y z")
+	q := testQuestion("a1", "b1", "c1", "d1")
+	at := func(u *unit, score float64) scored {
+		s := q.score(u, 0)
+		s.score = score
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		q       question
+		best    scored
+		decline bool
+	}{
+		{"holds a quarter, weak", q, at(plain.units[0], 0.5), true},
+		{"holds a quarter, the section's heading the rest", q, at(headed.units[0], 0.5), false},
+		{"holds a quarter, strong score but too little coverage", q, at(plain.units[0], 2), true},
+		{"holds nothing of the question", q, at(testSection("/docs/y", "", "x y z").units[0], 2), true},
+		{"one docs word, no heading holding it", func() question { q := testQuestion("a1"); q.known = 1; return q }(), at(plain.units[0], 2), true},
+		{"mostly unknown words, good score", func() question { q := q; q.unknownFull = 0.6 * q.fullTotal; return q }(), at(full.units[0], 0.8), true},
+	} {
+		if got := tc.q.declines(tc.best); got != tc.decline {
+			t.Errorf("%s: declines = %v, want %v", tc.name, got, tc.decline)
+		}
+	}
+	// A unit holding most of the question, scoring well, answers.
+	q3 := testQuestion("b1", "c1", "d1")
+	best := q3.score(full.units[0], 0)
+	best.score = 1
+	if q3.declines(best) {
+		t.Errorf("a unit holding the whole question declined: %+v", best)
+	}
+}

@@ -162,3 +162,78 @@ func TestWithPrivateAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepare checks a question's terms (stemmed, irregular forms at their base, words of
+// asking left out, the docs' joined todo, a stop word that carries meaning as "~word") and
+// the kinds of fact it asks for.
+func TestPrepare(t *testing.T) {
+	ix := shippedIndex(t)
+	for _, tc := range []struct {
+		q     string
+		terms []string
+		kinds string // the kind flags set, in the order of question's fields
+		paths int
+	}{
+		{"How long are recordings kept?", []string{"keep", "record"}, "number", 0},
+		{"How do I create a To Do?", []string{"creat", "todo"}, "howTo", 0},
+		{"Which headers does every request need?", []string{"everi", "header", "need", "request"}, "code list", 0},
+		{"What does GET /api/v2/me return?", []string{"api", "get", "return", "v2"}, "returns", 1},
+		{"Which error do I get for a bad page_size?", []string{"bad", "error", "get", "page", "page_s", "s"}, "code status", 0},
+		{"Where is the login page?", []string{"login", "page"}, "where", 0},
+		{"What format are timestamps in?", []string{"format", "timestamp"}, "code format", 0},
+		{"My endpoint is down. Will you retry?", []string{"endpoint", "retri", "~down"}, "", 0},
+		{"What happens if I leave page_size out?", []string{"default", "page", "page_s", "s"}, "omitted", 0},
+		{"Do I get a 403?", []string{"403", "get"}, "status", 0},
+		{"Which flag sets --base-url?", []string{"base", "flag", "set", "url"}, "code", 1},
+	} {
+		q := ix.prepare(tc.q)
+		var terms []string
+		for _, x := range q.terms {
+			terms = append(terms, x.term)
+		}
+		if !slices.Equal(terms, tc.terms) {
+			t.Errorf("%q: terms %v, want %v", tc.q, terms, tc.terms)
+		}
+		var kinds []string
+		for _, k := range []struct {
+			name string
+			set  bool
+		}{{"number", q.number}, {"code", q.code}, {"howTo", q.howTo}, {"list", q.list}, {"returns", q.returns},
+			{"omitted", q.omitted}, {"status", q.status}, {"format", q.format}, {"where", q.where}} {
+			if k.set {
+				kinds = append(kinds, k.name)
+			}
+		}
+		if got := strings.Join(kinds, " "); got != tc.kinds {
+			t.Errorf("%q: kinds %q, want %q", tc.q, got, tc.kinds)
+		}
+		if len(q.paths) != tc.paths {
+			t.Errorf("%q: %d paths named, want %d", tc.q, len(q.paths), tc.paths)
+		}
+		if q.total <= 0 {
+			t.Errorf("%q: total weight %v", tc.q, q.total)
+		}
+	}
+	// A status stands for its class; a stop word that carries meaning for its synonyms.
+	q := ix.prepare("Do I get a 403?")
+	if i := slices.IndexFunc(q.terms, func(x qterm) bool { return x.term == "403" }); i < 0 || !slices.Contains(q.terms[i].alts, "4xx") {
+		t.Errorf("403: %+v, want 4xx among its alternatives", q.terms)
+	}
+	q = ix.prepare("My endpoint is down. Will you retry?")
+	if !slices.Equal(q.synQ, []string{"retri", "fail", "network", "error"}) {
+		t.Errorf("down: synonyms %v", q.synQ)
+	}
+	// The context sentence's words weigh less than the asking sentence's.
+	if !q.asked["retri"] || q.asked["endpoint"] {
+		t.Errorf("asked terms %v, want retri alone", q.asked)
+	}
+}
+
+// TestAskedFor checks what an asking phrase asks about, as a docs word.
+func TestAskedFor(t *testing.T) {
+	for in, want := range map[string]string{"how large": " size ", "How BIG": " size ", "how often": " frequency ", "how long": " ", "how many": " "} {
+		if got := askedFor(in); got != want {
+			t.Errorf("askedFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
