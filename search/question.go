@@ -365,7 +365,7 @@ func asking(text string) (string, bool) {
 // them. The words that leave something out ("without giving", "leave it out") ask for a
 // default, which the docs name; what is left out, written between them, stays. Then the
 // phrases: "how far back" is "how long kept" before "how far" is taken for an asking
-// phrase (which left "back", and retrieval and answering disagreeing on it).
+// phrase (which would leave "back", on which retrieval and answering would disagree).
 func (ix *Index) questionTerms(text string) []string {
 	text = omittedQuestion.ReplaceAllString(text, " default ${left} ")
 	return ix.terms(joinToDoQuestion(askingPhrases.ReplaceAllStringFunc(phrases.Replace(withPrivateAddress(text)), askedFor)))
