@@ -64,9 +64,6 @@ const (
 	maxOffset     = 10000 // deepest result a cursor can reach
 	fragmentSize  = 160   // characters of a highlight
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
-	synonymBoost  = 0.5   // weight of a synonym's match against the word's own
-	rerankDepth   = 16    // passages retrieved for reranking, at least
-	snippetLen    = 320   // characters of a passage's snippet, about
 )
 
 // Errors of a query; the caller answers them as a bad parameter.
@@ -286,65 +283,6 @@ func Build(pages []*content.Page) (*Index, error) {
 	ix.buildAnswerer(docSecs, docOrder, docRank)
 	ok = true
 	return ix, nil
-}
-
-// maxPartsPassages is how many passages the words of names add to the retrieved ones.
-const maxPartsPassages = 3
-
-// maxBodyPassages is how many passages matching the question by their text alone add to the
-// retrieved ones.
-const maxBodyPassages = 3
-
-// questionStems are the stems of a question's words, stop words left out: the terms that
-// partsPassages and bodyPassages look up, made once for both.
-func (ix *Index) questionStems(text string) []string {
-	var stems []string
-	for _, w := range ix.split(joinToDoQuestion(text)) {
-		if w.stem != "" {
-			stems = append(stems, w.stem)
-		}
-	}
-	return stems
-}
-
-// partsPassages are the passages whose snake_case and CamelCase names hold the most of the
-// question's words (`signing_secret` for "signing secret"), best first.
-func (ix *Index) partsPassages(ctx context.Context, stems []string) ([]Passage, error) {
-	return ix.fieldPassages(ctx, stems, partsField.name, maxPartsPassages)
-}
-
-// bodyPassages are the passages whose text holds the most of the question's own words,
-// best first: a heading match weighs several times a body match in retrieval, so a section
-// that says it all in its text under a heading of other words ("Sending the token" for
-// "which headers does every request to the customer API need?") can rank below 32 others.
-func (ix *Index) bodyPassages(ctx context.Context, stems []string) ([]Passage, error) {
-	return ix.fieldPassages(ctx, stems, "text", maxBodyPassages)
-}
-
-// fieldPassages are the n passages whose field holds the most of the stems.
-func (ix *Index) fieldPassages(ctx context.Context, stems []string, fieldName string, n int) ([]Passage, error) {
-	if len(stems) == 0 {
-		return nil, nil
-	}
-	parts := make([]query.Query, len(stems))
-	for i, stem := range stems {
-		tq := query.NewTermQuery(stem)
-		tq.SetField(fieldName)
-		parts[i] = tq
-	}
-	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(parts), n, 0, false)
-	req.SortBy(byScoreThenID)
-	res, err := ix.passages.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("search: %s: %w", fieldName, err)
-	}
-	var out []Passage
-	for _, h := range res.Hits {
-		if p, ok := ix.byID[h.ID]; ok {
-			out = append(out, *p)
-		}
-	}
-	return out, nil
 }
 
 // snakeName is a snake_case name (`signing_secret`, `page_size`).
@@ -770,90 +708,4 @@ func mergeLocations(a, b bsearch.TermLocationMap) bsearch.TermLocationMap {
 		}
 	}
 	return out
-}
-
-// Passages finds the documentation sections that best match a question, best first: any
-// of its words may match (stop words do not count), in the heading, the page title or the
-// text, with one typo allowed per word of fuzzyMin characters or more. limit is 1..MaxLimit,
-// 0 for DefaultPassages.
-func (ix *Index) Passages(ctx context.Context, question string, limit int) ([]Passage, error) {
-	return ix.passagesFor(ctx, question, limit, true)
-}
-
-// passagesFor is Passages; snippets are left out without withSnippets (an answer needs
-// them for its sources only).
-func (ix *Index) passagesFor(ctx context.Context, question string, limit int, withSnippets bool) ([]Passage, error) {
-	if normalize(question) == "" {
-		return nil, ErrEmptyQuery
-	}
-	if limit == 0 {
-		limit = DefaultPassages
-	}
-	if limit < 1 || limit > MaxLimit {
-		return nil, ErrBadLimit
-	}
-	out, q, err := ix.rankPassages(ctx, question, max(limit, rerankDepth), false)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	if withSnippets {
-		for i := range out {
-			out[i].Snippet = ix.snippet(out[i].URL, q, snippetLen)
-		}
-	}
-	return out, nil
-}
-
-// rankPassages retrieves up to depth passages for a text by BM25 (any word, synonyms for
-// less; with prefix, the last word also as the start of a word) and reranks them by their
-// best unit (see rerank). It returns them best first, with the prepared question.
-func (ix *Index) rankPassages(ctx context.Context, words string, depth int, prefix bool) ([]Passage, question, error) {
-	text := normalize(words)
-	if text == "" {
-		return nil, question{}, ErrEmptyQuery
-	}
-	out := []Passage{}
-	_, should := buildQuery(ix.split(joinToDoQuestion(text)), passageFields, false, prefix, ix.passageVocab)
-	q := ix.prepare(text)
-	if len(should) == 0 && len(q.synQ) == 0 {
-		return out, q, nil
-	}
-	// The synonyms a docs reader uses ("webhook" for dispatching) match too, for less.
-	for _, t := range q.terms {
-		for _, alt := range t.alts {
-			for _, f := range passageFields[:1] {
-				tq := query.NewTermQuery(alt)
-				tq.SetField(f.name)
-				tq.SetBoost(f.boost * synonymBoost)
-				should = append(should, tq)
-			}
-			tq := query.NewTermQuery(alt)
-			tq.SetField("text")
-			tq.SetBoost(synonymBoost)
-			should = append(should, tq)
-		}
-	}
-	bq := query.NewDisjunctionQuery(should)
-	req := bleve.NewSearchRequestOptions(bq, depth, 0, false)
-	req.SortBy(byScoreThenID)
-	res, err := ix.passages.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, q, fmt.Errorf("search: %w", err)
-	}
-	for _, h := range res.Hits {
-		if p, ok := ix.byID[h.ID]; ok {
-			ps := *p
-			ps.Score, ps.bm25 = h.Score, h.Score
-			out = append(out, ps)
-		}
-	}
-	// The best rerankDepth by BM25 are reranked among themselves (their priors are shares of
-	// that set); any deeper ones follow in BM25 order. So a passage's rank does not depend
-	// on how many were asked for: searchDocumentation, askQuestion and a docs search
-	// agree.
-	ix.rerank(q, out[:min(len(out), rerankDepth)])
-	return out, q, nil
 }

@@ -143,8 +143,6 @@ func tableRow(header, row []string) string {
 	return row[0] + " — " + strings.Join(parts, "; ")
 }
 
-var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true, "no": true}
-
 // sentences splits a paragraph at the ends of its sentences: ".", "!" or "?" followed by a
 // blank and a capital letter, digit, code span, quote or bracket, outside `code`, and not
 // after an abbreviation such as "e.g.".
