@@ -178,7 +178,9 @@ func (ix *Index) addWordTerms(q *question, seq []string, seen termSet) {
 	for _, t := range seq {
 		set := termSet{}
 		ix.addTerm(set, t)
-		for p := range set {
+		// In order: the terms' order and the sum of their weights must not vary from run
+		// to run with the map's.
+		for _, p := range slices.Sorted(maps.Keys(set)) {
 			if seen[p] {
 				continue
 			}
