@@ -107,6 +107,14 @@ type ValidationErrors struct {
 	fields []FieldError
 }
 
+// ParamErr is the error of one bad parameter with what to do about it (hint): the one
+// wording the public API, the customer API and the MCP tools give it, each naming the
+// parameter its own way (field is the domain's name).
+func ParamErr(field, problem, hint string) *Error {
+	return &Error{Code: EINVALID, Message: "invalid " + field + ": " + problem, Hint: hint,
+		Fields: []FieldError{{Field: field, Message: problem}}}
+}
+
 // FieldErr is the EINVALID error of one field that failed with message, worded as
 // ValidationErrors words every field error ("invalid parameter field: message").
 func FieldErr(field, message string) error {

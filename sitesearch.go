@@ -64,10 +64,7 @@ func ValidSearchLimit(n int) bool { return n >= 1 && n <= MaxSearchLimit }
 // the search index apply. The error is an EINVALID *Error naming the first bad field.
 func ParseSearch(in SearchInput) (SiteSearch, error) {
 	out := SiteSearch{Query: strings.TrimSpace(in.Query), Limit: DefaultSearchLimit, Cursor: in.Cursor, Type: in.Type}
-	bad := func(field, problem, hint string) error {
-		return &Error{Code: EINVALID, Message: "invalid " + field + ": " + problem, Hint: hint,
-			Fields: []FieldError{{Field: field, Message: problem}}}
-	}
+	bad := func(field, problem, hint string) error { return ParamErr(field, problem, hint) }
 	if out.Query == "" {
 		return SiteSearch{}, bad("query", ProblemRequired, `Pass the words to search for, e.g. "after hours".`)
 	}

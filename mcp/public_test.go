@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/answerdesk/answerdesk/public"
+	"github.com/answerdesk/answerdesk/search"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -146,7 +147,8 @@ func TestPublicServer(t *testing.T) {
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "x", "limit": 51}), "limit", "from 1 to 50")
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "x", "limit": 2.5}), "limit", "whole number")
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "x", "type": "movie"}), "type", "service, industry")
-		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "answering", "cursor": "bogus"}), "cursor", "without cursor")
+		wantToolError(t, call(t, c, "search_site", map[string]any{"query": "answering", "cursor": "bogus"}),
+			"cursor: "+search.ErrBadCursor.Fields[0].Message, search.ErrBadCursor.Hint)
 		wantToolError(t, call(t, c, "search_site", map[string]any{"query": strings.Repeat("a", 201)}), "query", "at most 200 characters")
 	})
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/answerdesk/answerdesk"
-	"github.com/answerdesk/answerdesk/search"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -24,16 +23,8 @@ func invalidArg(name, problem, fix string) error {
 func toolError(ctx context.Context, logger *slog.Logger, tool string, err error) *mcpgo.CallToolResult {
 	var e *answerdesk.Error
 	if !errors.As(err, &e) {
-		switch {
-		case errors.Is(err, search.ErrBadCursor):
-			e = invalidArg("cursor", "is not a cursor of this search (changed, from another query, type or limit, or from before the content changed)",
-				"Call again without cursor to start from the first page, or pass the nextCursor of the previous result unchanged with the same query, type and limit.").(*answerdesk.Error)
-		case errors.Is(err, search.ErrEmptyQuery):
-			e = invalidArg("query", "has no words to search for", "Pass one or more words, e.g. \"call recordings retention\".").(*answerdesk.Error)
-		default:
-			logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
-			return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later.")
-		}
+		logger.ErrorContext(ctx, "mcp tool failed", "tool", tool, "err", err, "request_id", answerdesk.RequestIDFromContext(ctx))
+		return mcpgo.NewToolResultError("internal error: the server failed to answer this call. Try again later.")
 	}
 	msg := e.Message
 	// Every field error is named, as REST's errors[] does: "3 invalid parameters: contact:

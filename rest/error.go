@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -82,6 +83,25 @@ var defaultHints = func() map[string]string {
 	}
 	return hints
 }()
+
+// v1Error writes err as the public API answers it: a domain error about a parameter is a
+// 400, rest_missing_callback_param when the parameter is required and missing, else
+// rest_invalid_param, naming the parameter as the public API does (names maps the domain's
+// field names to its parameters'); anything else is what Error makes of it.
+func (s *Server) v1Error(w http.ResponseWriter, r *http.Request, err error, names map[string]string) {
+	var e *answerdesk.Error
+	if !errors.As(err, &e) || e.Code != answerdesk.EINVALID || len(e.Fields) == 0 {
+		s.Error(w, r, err)
+		return
+	}
+	f := e.Fields[0]
+	name := cmp.Or(names[f.Field], f.Field)
+	if f.Message == answerdesk.ProblemRequired {
+		s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, name+" is required", cmp.Or(e.Hint, "Add "+name+"."), nil)
+		return
+	}
+	s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam, "invalid parameter "+name+": "+f.Message, e.Hint, nil)
+}
 
 // writeErrorObject writes an error object with the given status and code.
 func (s *Server) writeErrorObject(w http.ResponseWriter, status int, code, message, hint string, fields []answerdesk.FieldError) {

@@ -408,33 +408,15 @@ func (a *publicAPI) search(w http.ResponseWriter, r *http.Request) {
 	}
 	ss, err := answerdesk.ParseSearch(in)
 	if err != nil {
-		var e *answerdesk.Error
-		if !errors.As(err, &e) || len(e.Fields) == 0 {
-			a.s.Error(w, r, err)
-			return
-		}
-		f := e.Fields[0]
-		name := searchParams[f.Field]
-		if f.Field == "query" && f.Message == answerdesk.ProblemRequired {
-			a.s.writeErrorObject(w, http.StatusBadRequest, codeMissingParam, "q is required: the words to search for", "Add q, e.g. /search?q=after-hours", nil)
-			return
-		}
-		a.badParam(w, name, f.Message)
+		a.s.v1Error(w, r, err, searchParams)
 		return
 	}
 	sq := search.Query{Q: ss.Query, Limit: ss.Limit, Cursor: ss.Cursor, Type: ss.Type}
 	key := fmt.Sprintf("search\x00%s\x00%s\x00%s\x00%d", sq.Q, sq.Cursor, sq.Type, sq.Limit)
 	a.writeCached(w, r, key, func() (any, bool) {
 		page, err := a.index.Search(r.Context(), sq)
-		switch {
-		case errors.Is(err, search.ErrBadCursor):
-			a.badParam(w, "cursor", "is not a cursor of this search; start again without it")
-			return nil, false
-		case errors.Is(err, search.ErrEmptyQuery):
-			a.badParam(w, "q", "has no words to search for")
-			return nil, false
-		case err != nil:
-			a.s.Error(w, r, err)
+		if err != nil {
+			a.s.v1Error(w, r, err, searchParams)
 			return nil, false
 		}
 		return public.SearchOf(ss.Query, page, a.s.BaseURL), true

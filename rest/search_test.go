@@ -8,6 +8,7 @@ import (
 
 	"github.com/answerdesk/answerdesk/content"
 	"github.com/answerdesk/answerdesk/rest"
+	"github.com/answerdesk/answerdesk/search"
 )
 
 type searchBody struct {
@@ -130,6 +131,13 @@ func TestPublicSearch(t *testing.T) {
 			if resp := getJSON(t, ts.URL+"/api/v1/search?"+query, &e); resp.StatusCode != 400 || e.Code != code {
 				t.Errorf("%q: %d %+v, want 400 %s", query, resp.StatusCode, e, code)
 			}
+		}
+		// A cursor the index refuses is worded by the index's error, as the MCP tools
+		// word it, with the parameter's public name.
+		var e errorBody
+		getJSON(t, ts.URL+"/api/v1/search?q=calls&cursor=nope", &e)
+		if want := "invalid parameter cursor: " + search.ErrBadCursor.Fields[0].Message; e.Message != want || e.Hint != search.ErrBadCursor.Hint {
+			t.Errorf("bad cursor: %q (hint %q), want %q (hint %q)", e.Message, e.Hint, want, search.ErrBadCursor.Hint)
 		}
 	})
 }

@@ -66,12 +66,15 @@ const (
 	twoPassDocs   = 64    // pages from which highlights are found in a second pass
 )
 
-// Errors of a query; the caller answers them as a bad parameter.
+// Errors of a query: bad parameters, named by the domain's search rule (query, limit,
+// type, cursor), each with what to do about it. REST's public API and the MCP tools answer
+// them as they are, each naming the parameter in its own way.
 var (
-	ErrEmptyQuery = errors.New("search: empty query")
-	ErrBadLimit   = fmt.Errorf("search: limit must be 1..%d", MaxLimit)
-	ErrBadType    = fmt.Errorf("search: type must be one of %s", strings.Join(content.Types, ", "))
-	ErrBadCursor  = errors.New("search: invalid cursor (malformed, altered, or from another query, type or limit)")
+	ErrEmptyQuery = answerdesk.ParamErr("query", "has no words to search for", `Pass one or more words, e.g. "call recordings retention".`)
+	ErrBadLimit   = answerdesk.ParamErr("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit), "")
+	ErrBadType    = answerdesk.ParamErr("type", "must be one of "+strings.Join(content.Types, ", "), "")
+	ErrBadCursor  = answerdesk.ParamErr("cursor", "is not a cursor of this search (changed, from another query, type or limit, or from before the content changed)",
+		"Start again without cursor from the first page, or pass the next cursor of the previous result unchanged with the same query, type and limit.")
 )
 
 // Query is a site search.
