@@ -15,13 +15,15 @@ import (
 // declaration type adds the handler and how it is routed): the router serves it from this
 // declaration and the OpenAPI document's paths describe it from the
 // same one (operationPaths). The declaration holds what the code decides (method, path,
-// operationId, summary, the query parameters and their schemas from the rule's constants,
-// the schema of each success body, the error responses); the document's base file holds
-// only the prose of the operation (description, tags, the descriptions and headers of its
-// responses, the descriptions and examples of its parameters).
+// operationId, summary, the scopes, the query parameters and their schemas from the rule's
+// constants, the schema of each success body, the error responses) and, for the customer
+// API, the operation's description; the document's base file holds the rest of the prose
+// (tags, the descriptions and headers of its responses, the descriptions and examples of
+// its parameters, and the public API's descriptions).
 type operation struct {
 	method, path string // path as OpenAPI and chi both write it: /batch/jobs/{jobId}
 	id, summary  string
+	description  string         // what it does, in the document's prose (Markdown)
 	query        []queryParam   // the query parameters it takes (v1 answers any other with a 400; v2 ignores it)
 	bodies       map[int]string // success status → schema component of the body ("" keeps the base's)
 	errors       map[int]string // error status → response component
@@ -78,6 +80,12 @@ func operationPaths(base json.RawMessage, shared map[string]map[string]any, ops 
 			return nil, fmt.Errorf("openapi: %s has no prose in the base document", at)
 		}
 		o["operationId"], o["summary"] = op.id, op.summary
+		if op.description != "" {
+			if _, twice := o["description"]; twice {
+				return nil, fmt.Errorf("openapi: %s has its description in both its declaration and the base document", at)
+			}
+			o["description"] = op.description
+		}
 		if len(op.scopes) > 0 {
 			o["security"] = []any{map[string]any{"bearerAuth": op.scopes}}
 		}
