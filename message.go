@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Message origins, the channel a message came in on.
@@ -123,6 +125,8 @@ type MessageFilter struct {
 	StartDate string
 	EndDate   string
 	Read      *bool
+	Q         string // words and phone numbers to search for
+	CallerID  string // the caller's number
 	Page      *int
 	PageSize  *int
 }
@@ -133,7 +137,8 @@ func ReadMessageFilter(p Params) MessageFilter {
 	return MessageFilter{
 		Origin: p.Text("origin"), Status: p.Text("status"),
 		StartDate: p.Text("start_date"), EndDate: p.Text("end_date"),
-		Read: p.Bool("read"), Page: p.Int("page"), PageSize: p.Int("page_size"),
+		Read: p.Bool("read"), Q: p.Text("q"), CallerID: p.Text("caller_id"),
+		Page: p.Int("page"), PageSize: p.Int("page_size"),
 	}
 }
 
@@ -143,6 +148,8 @@ const (
 	MaxMessagePageSize     = 200
 	DefaultRecentLimit     = 20
 	MaxRecentLimit         = 100
+	// MaxMessageSearchLength bounds q, in characters.
+	MaxMessageSearchLength = 200
 )
 
 // MessageQuery is a validated MessageFilter, ready for a store.
@@ -152,7 +159,21 @@ type MessageQuery struct {
 	Since  int64  // unix milliseconds, inclusive; 0 when unbounded
 	Until  int64  // unix milliseconds, exclusive; 0 when unbounded
 	Read   *bool
+	// Words must each be in the message's words: a word of three characters or more as the
+	// start of one, a shorter one as a whole word. Lower case.
+	Words []string
+	// Phones must each be one of the message's numbers (caller_id, phone, alt_phone,
+	// phone_number), as PhoneDigits writes them.
+	Phones []string
+	// CallerID, when set, is the caller's number as PhoneDigits writes it.
+	CallerID string
 	Paging
+}
+
+// Searching reports whether q searches by words or numbers (and so cannot be counted from
+// the per-day rollup).
+func (q MessageQuery) Searching() bool {
+	return len(q.Words) > 0 || len(q.Phones) > 0 || q.CallerID != ""
 }
 
 // Validate checks every filter value and returns the query it describes.
@@ -169,8 +190,84 @@ func (f MessageFilter) Validate() (MessageQuery, error) {
 		v.Add("status", mustBeOneOf(Statuses))
 	}
 	q.Since, q.Until = DateRange(&v, "start_date", f.StartDate, "end_date", f.EndDate)
+	if f.Q != "" {
+		if n := utf8.RuneCountInString(f.Q); n > MaxMessageSearchLength {
+			v.Add("q", fmt.Sprintf("must be at most %d characters (it has %d)", MaxMessageSearchLength, n))
+		} else if q.Words, q.Phones = SearchTerms(f.Q); len(q.Words) == 0 && len(q.Phones) == 0 {
+			v.Add("q", "has no words or phone numbers to search for")
+		}
+	}
+	if f.CallerID != "" {
+		if q.CallerID = PhoneDigits(f.CallerID); len(q.CallerID) < minPhoneDigits || len(f.CallerID) > MaxPhoneLength {
+			v.Add("caller_id", "must be a phone number, e.g. +1 555 555 0142")
+		}
+	}
 	q.Paging = CheckPaging(&v, f.Page, f.PageSize, DefaultMessagePageSize, MaxMessagePageSize)
 	return q, v.Err()
+}
+
+// minPhoneDigits is the fewest digits a run of q needs to be read as a phone number (a
+// local number without its area code); fewer are a word.
+const minPhoneDigits = 7
+
+// phoneSeparators are what people write between a phone number's digits.
+const phoneSeparators = " -().+/"
+
+// PhoneDigits is a phone number as message search compares them: its digits, without the
+// separators people write (" -().+/"), and without the leading 1 of an 11-digit number
+// (+1, the North American country code). The database computes the same of each message's
+// numbers.
+func PhoneDigits(s string) string {
+	d := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(phoneSeparators, r) {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if len(d) == 11 && d[0] == '1' {
+		d = d[1:]
+	}
+	return d
+}
+
+// SearchTerms splits a message search into its phone numbers (a run of digits and
+// separators holding at least minPhoneDigits digits, as PhoneDigits writes it) and its
+// words (letters and digits, lower case), each once, in order.
+func SearchTerms(q string) (words, phones []string) {
+	rs := []rune(q)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		if unicode.IsDigit(r) || r == '+' || r == '(' {
+			// A phone number: the longest run of digits and separators from here.
+			j, digits := i, 0
+			for j < len(rs) && (unicode.IsDigit(rs[j]) || strings.ContainsRune(phoneSeparators, rs[j])) {
+				if unicode.IsDigit(rs[j]) {
+					digits++
+				}
+				j++
+			}
+			if digits >= minPhoneDigits {
+				if p := PhoneDigits(string(rs[i:j])); !slices.Contains(phones, p) {
+					phones = append(phones, p)
+				}
+				i = j
+				continue
+			}
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j]) || unicode.Is(unicode.Mn, rs[j])) {
+			j++
+		}
+		if w := strings.ToLower(string(rs[i:j])); !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+		i = j
+	}
+	return words, phones
 }
 
 // CheckRecentLimit validates the limit of the recent-messages list (nil means default).

@@ -346,11 +346,14 @@ func (a *accountTools) listMessages() server.ServerTool {
 		"start_date": "Only messages created on or after this day (UTC), written MM-DD-YYYY, e.g. 11-01-2026.",
 		"end_date":   "Only messages created on or before this day (UTC), written MM-DD-YYYY, e.g. 11-30-2026.",
 		"read":       "true for read messages only, false for unread messages only; leave it out for both.",
+		"q": "Words and phone numbers to find, e.g. \"water heater\" or \"+1 555 555 0142\": every word must start a word of the message (content, caller's and contact's names, company, email, note, address, answers); " +
+			"a phone number in any spelling must be one of its numbers. The other filters still apply.",
+		"caller_id": "Only messages from this caller's number, in any spelling, e.g. +1 555 555 0142.",
 	}))
 	opts := append(readOnly("List messages"), args.option(),
 		accountOutput[pageOf[answerdesk.Message]]("The page's messages, newest first (created_at, then id)."))
 	tool := toolDef("list_messages",
-		"List the messages taken for your accounts, newest first, one page at a time, as GET /api/v2/messages: filter by origin (channel), status, a range of days, and read or unread. "+
+		"List the messages taken for your accounts, newest first, one page at a time, as GET /api/v2/messages: find them by words and phone numbers (q) or the caller's number, and filter by origin (channel), status, a range of days, and read or unread. "+
 			"Returns the messages with every field (caller, content, status, answers, timestamps) and meta with the page, page_size, total and total_pages. Needs the messages:read scope.", opts...)
 	return a.tool(tool, args.names(),
 		func(ctx context.Context, c *answerdesk.Caller, p *params) (any, error) {

@@ -206,6 +206,8 @@ func TestAccountReadTools(t *testing.T) {
 		{"list_messages/numbers_as_strings_as_in_a_query", alice, s.Alice, "list_messages", map[string]any{"page": "3", "page_size": "3", "read": "true"},
 			"/api/v2/messages?page=3&page_size=3&read=true", 0},
 		{"list_messages/admin_sees_every_account", admin, s.Admin, "list_messages", nil, "/api/v2/messages", 9},
+		{"list_messages/search_by_words", alice, s.Alice, "list_messages", map[string]any{"q": "MESS 3"}, "/api/v2/messages?q=MESS+3", 1},
+		{"list_messages/search_finds_only_visible", alice, s.Alice, "list_messages", map[string]any{"q": "birch"}, "/api/v2/messages?q=birch", 0},
 		{"get_recent_messages/default_limit", alice, s.Alice, "get_recent_messages", nil, "/api/v2/messages/recents", 7},
 		{"get_recent_messages/limit", alice, s.Alice, "get_recent_messages", map[string]any{"limit": 2}, "/api/v2/messages/recents?limit=2", 2},
 		{"get_message/by_id", alice, s.Alice, "get_message", map[string]any{"id": id(f.alice[0])}, "/api/v2/messages/" + id(f.alice[0]), -1},

@@ -25,6 +25,10 @@ var copyTables = []string{
 // the migrations applied to it, and the serve processes running on it now.
 var ownTables = []string{"schema_migrations", "replicas"}
 
+// ftsTables are SQLite's full-text index of messages and the shadow tables FTS5 keeps it
+// in: triggers fill the target's as the messages arrive, and they are never copied.
+var ftsTables = []string{"message_fts", "message_fts_config", "message_fts_data", "message_fts_docsize", "message_fts_idx"}
+
 // derivedTables are kept by triggers from other tables on both engines: the target's fill
 // themselves as the rows they count arrive, and Copy verifies them instead of copying.
 var derivedTables = map[string]string{
@@ -153,10 +157,11 @@ func (db *DB) columns(ctx context.Context, table string) ([]column, error) {
 	var rows *sql.Rows
 	var err error
 	if db.d.postgres {
+		// Generated columns (a message's digits and words) are computed by the target.
 		rows, err = db.read.QueryContext(ctx, `SELECT column_name, data_type FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`, table)
+			WHERE table_schema = current_schema() AND table_name = ? AND is_generated = 'NEVER' ORDER BY ordinal_position`, table)
 	} else {
-		rows, err = db.read.QueryContext(ctx, `SELECT name, type FROM pragma_table_info(?) ORDER BY cid`, table)
+		rows, err = db.read.QueryContext(ctx, `SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid`, table)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("columns of %s: %w", table, err)

@@ -53,8 +53,8 @@ func TestMessageCountsMatchMessages(t *testing.T) {
 					for _, read := range []*bool{nil, &yes, &no} {
 						for _, span := range [][2]int64{{0, 0}, {day(5), 0}, {0, day(2)}, {day(8), day(3)}} {
 							q := answerdesk.MessageQuery{Origin: origin, Status: status, Read: read, Since: span[0], Until: span[1]}
-							rollup, args := countSQL(c, q)
-							where, wargs := messageWhere(c, q)
+							rollup, args := countSQL(db.d, c, q)
+							where, wargs := messageWhere(db.d, c, q)
 							var got, want int
 							if err := db.read.QueryRowContext(ctx, rollup, args...).Scan(&got); err != nil {
 								t.Fatal(err)

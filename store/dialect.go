@@ -6,10 +6,12 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -294,4 +296,50 @@ func rebind(query string) string {
 		}
 	}
 	return q
+}
+
+// matchWords is the condition that a message (its id column idColumn) holds every one of
+// words, each a run of letters and digits in lower case: as the start of one of its words
+// from three characters on, as a whole word below that. SQLite asks its FTS5 table
+// message_fts (a quoted string is a phrase there, so no word is read as an operator);
+// PostgreSQL the tsvector column search (a word of letters and digits holds none of
+// to_tsquery's operators).
+func (d dialect) matchWords(idColumn string, words []string) (string, []any) {
+	terms := make([]string, len(words))
+	for i, w := range words {
+		prefix := utf8.RuneCountInString(w) >= 3
+		if d.postgres {
+			terms[i] = foldAccents(w)
+			if prefix {
+				terms[i] += ":*"
+			}
+			continue
+		}
+		terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+		if prefix {
+			terms[i] += "*"
+		}
+	}
+	if d.postgres {
+		return "search @@ to_tsquery('simple', ?)", []any{strings.Join(terms, " & ")}
+	}
+	return idColumn + " IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)", []any{strings.Join(terms, " AND ")}
+}
+
+// accentsFrom and accentsTo are the Latin letters with accents that PostgreSQL's message
+// index folds (translate() in migration 0022) and the letters they fold to, rune for rune.
+const (
+	accentsFrom = "áàâäãåāăąéèêëēĕėęěíìîïĩīĭįıóòôöõøōŏőúùûüũūŭůűųýÿñńňçćčďđğĺľłŕřśšşťţźżžÁÀÂÄÃÅĀĂĄÉÈÊËĒĔĖĘĚÍÌÎÏĨĪĬĮİÓÒÔÖÕØŌŎŐÚÙÛÜŨŪŬŮŰŲÝŸÑŃŇÇĆČĎĐĞĹĽŁŔŘŚŠŞŤŢŹŻŽ"
+	accentsTo   = "aaaaaaaaaeeeeeeeeeiiiiiiiiiooooooooouuuuuuuuuuyynnncccddglllrrsssttzzzAAAAAAAAAEEEEEEEEEIIIIIIIIIOOOOOOOOOUUUUUUUUUUYYNNNCCCDDGLLLRRSSSTTZZZ"
+)
+
+// foldAccents folds the accents of s as PostgreSQL's message index does.
+func foldAccents(s string) string {
+	from, to := []rune(accentsFrom), []rune(accentsTo)
+	return strings.Map(func(r rune) rune {
+		if i := slices.Index(from, r); i >= 0 {
+			return to[i]
+		}
+		return r
+	}, s)
 }

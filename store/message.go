@@ -63,13 +63,13 @@ func visibility(c *answerdesk.Caller, column string) (string, []any) {
 }
 
 // messageWhere builds the WHERE clause of a message list.
-func messageWhere(c *answerdesk.Caller, q answerdesk.MessageQuery) (string, []any) {
-	return messageConds(c, q, "created_at", q.Since, q.Until)
+func messageWhere(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery) (string, []any) {
+	return messageConds(d, c, q, "created_at", q.Since, q.Until)
 }
 
 // messageConds builds the conditions of q over a table with the message filter columns,
 // bounding timeColumn by [since, until) where q has date bounds.
-func messageConds(c *answerdesk.Caller, q answerdesk.MessageQuery, timeColumn string, since, until int64) (string, []any) {
+func messageConds(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery, timeColumn string, since, until int64) (string, []any) {
 	cond, args := visibility(c, "account_id")
 	conds := []string{cond}
 	if q.Origin != "" {
@@ -86,6 +86,17 @@ func messageConds(c *answerdesk.Caller, q answerdesk.MessageQuery, timeColumn st
 	}
 	if q.Read != nil {
 		conds, args = append(conds, "read = ?"), append(args, *q.Read)
+	}
+	if q.CallerID != "" {
+		conds, args = append(conds, "caller_digits = ?"), append(args, q.CallerID)
+	}
+	for _, p := range q.Phones {
+		conds = append(conds, "(caller_digits = ? OR phone_digits = ? OR alt_phone_digits = ? OR phone_number_digits = ?)")
+		args = append(args, p, p, p, p)
+	}
+	if len(q.Words) > 0 {
+		cond, wargs := d.matchWords("id", q.Words)
+		conds, args = append(conds, cond), append(args, wargs...)
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -105,7 +116,7 @@ func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller,
 	if err := c.RequireScope(answerdesk.ScopeMessagesRead); err != nil {
 		return nil, answerdesk.PageMeta{}, err
 	}
-	where, args := messageWhere(c, q)
+	where, args := messageWhere(s.db.d, c, q)
 	total, err := s.count(ctx, c, q)
 	if err != nil {
 		return nil, answerdesk.PageMeta{}, err
@@ -122,18 +133,19 @@ const dayMS = 24 * 60 * 60 * 1000
 
 // countSQL returns the query counting the messages that match q. It sums the per-day
 // rollup message_counts (kept by triggers, migration 0002) when the date bounds are whole
-// UTC days, as validated filters always are, and counts the messages themselves otherwise.
-func countSQL(c *answerdesk.Caller, q answerdesk.MessageQuery) (string, []any) {
-	if q.Since%dayMS == 0 && q.Until%dayMS == 0 {
-		where, args := messageConds(c, q, "day", q.Since/dayMS, q.Until/dayMS)
+// UTC days, as validated filters always are, and q searches no words or numbers; it
+// counts the messages themselves otherwise.
+func countSQL(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery) (string, []any) {
+	if !q.Searching() && q.Since%dayMS == 0 && q.Until%dayMS == 0 {
+		where, args := messageConds(d, c, q, "day", q.Since/dayMS, q.Until/dayMS)
 		return `SELECT coalesce(sum(n), 0) FROM message_counts WHERE ` + where, args
 	}
-	where, args := messageWhere(c, q)
+	where, args := messageWhere(d, c, q)
 	return `SELECT count(*) FROM messages WHERE ` + where, args
 }
 
 func (s *MessageService) count(ctx context.Context, c *answerdesk.Caller, q answerdesk.MessageQuery) (int, error) {
-	query, args := countSQL(c, q)
+	query, args := countSQL(s.db.d, c, q)
 	var total int
 	if err := s.db.rd.QueryRowContext(ctx, query, args...).Scan(&total); err != nil {
 		return 0, fmt.Errorf("count messages: %w", err)
@@ -146,7 +158,7 @@ func (s *MessageService) RecentMessages(ctx context.Context, c *answerdesk.Calle
 	if err := c.RequireScope(answerdesk.ScopeMessagesRead); err != nil {
 		return nil, err
 	}
-	where, args := messageWhere(c, answerdesk.MessageQuery{})
+	where, args := messageWhere(s.db.d, c, answerdesk.MessageQuery{})
 	return s.query(ctx, messageListSQL(where), append(args, limit, 0)...)
 }
 

@@ -28,6 +28,9 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		"hours":   {Since: 3600000, Until: 7200000, Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
 		"read":    {Read: &read, Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
 		"recents": {Paging: answerdesk.Paging{Page: 1, PageSize: 20}},
+		"words":   {Words: []string{"water", "he"}, Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
+		"phone":   {Phones: []string{"5555550142"}, Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
+		"caller":  {CallerID: "5555550142", Status: "new", Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
 	}
 	rq := map[string]answerdesk.RecordingQuery{
 		"plain":   {Paging: answerdesk.Paging{Page: 1, PageSize: 50}},
@@ -37,8 +40,8 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	callers := map[string]*answerdesk.Caller{"member": member, "multi": multi, "admin": admin}
 	for cn, c := range callers {
 		for qn, q := range mq {
-			where, args := messageWhere(c, q)
-			count, countArgs := countSQL(c, q)
+			where, args := messageWhere(db.d, c, q)
+			count, countArgs := countSQL(db.d, c, q)
 			assertPlan(t, db, cn+"/messages/"+qn+"/count", count, countArgs...)
 			assertPlan(t, db, cn+"/messages/"+qn+"/page", messageListSQL(where), append(args, 50, 0)...)
 		}
