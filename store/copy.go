@@ -157,7 +157,7 @@ func (db *DB) columns(ctx context.Context, table string) ([]column, error) {
 	var rows *sql.Rows
 	var err error
 	if db.d.postgres {
-		// Generated columns (a message's digits and words) are computed by the target.
+		// Generated columns (a message's words and numbers) are computed by the target.
 		rows, err = db.read.QueryContext(ctx, `SELECT column_name, data_type FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = ? AND is_generated = 'NEVER' ORDER BY ordinal_position`, table)
 	} else {

@@ -299,31 +299,46 @@ func rebind(query string) string {
 }
 
 // matchWords is the condition that a message (its id column idColumn) holds every one of
-// words, each a run of letters and digits in lower case: as the start of one of its words
-// from three characters on, as a whole word below that. SQLite asks its FTS5 table
-// message_fts (a quoted string is a phrase there, so no word is read as an operator);
-// PostgreSQL the tsvector column search (a word of letters and digits holds none of
-// to_tsquery's operators).
-func (d dialect) matchWords(idColumn string, words []string) (string, []any) {
-	terms := make([]string, len(words))
-	for i, w := range words {
-		prefix := utf8.RuneCountInString(w) >= 3
+// words, each a run of letters and digits in lower case (as the start of one of its words
+// from three characters on, as a whole word below that), has every number of phones among
+// its numbers, and, unless callerID is empty, that number as its caller's. Numbers are
+// words of the index too: "tel" and the digits of each of the message's numbers, "cid" and
+// those of the caller's (migration 0022). SQLite asks its FTS5 table message_fts, each
+// term a quoted string (never an operator there); PostgreSQL the tsvector column search,
+// each term of letters and digits only (none of to_tsquery's operators).
+func (d dialect) matchWords(idColumn string, words, phones []string, callerID string) (string, []any) {
+	type term struct {
+		text   string
+		prefix bool
+	}
+	var terms []term
+	for _, w := range words {
+		terms = append(terms, term{w, utf8.RuneCountInString(w) >= 3})
+	}
+	for _, p := range phones {
+		terms = append(terms, term{"tel" + p, false})
+	}
+	if callerID != "" {
+		terms = append(terms, term{"cid" + callerID, false})
+	}
+	parts := make([]string, len(terms))
+	for i, t := range terms {
 		if d.postgres {
-			terms[i] = foldAccents(w)
-			if prefix {
-				terms[i] += ":*"
+			parts[i] = foldAccents(t.text)
+			if t.prefix {
+				parts[i] += ":*"
 			}
 			continue
 		}
-		terms[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-		if prefix {
-			terms[i] += "*"
+		parts[i] = `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
+		if t.prefix {
+			parts[i] += "*"
 		}
 	}
 	if d.postgres {
-		return "search @@ to_tsquery('simple', ?)", []any{strings.Join(terms, " & ")}
+		return "search @@ to_tsquery('simple', ?)", []any{strings.Join(parts, " & ")}
 	}
-	return idColumn + " IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)", []any{strings.Join(terms, " AND ")}
+	return idColumn + " IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)", []any{strings.Join(parts, " AND ")}
 }
 
 // accentsFrom and accentsTo are the Latin letters with accents that PostgreSQL's message

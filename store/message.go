@@ -87,15 +87,8 @@ func messageConds(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery, ti
 	if q.Read != nil {
 		conds, args = append(conds, "read = ?"), append(args, *q.Read)
 	}
-	if q.CallerID != "" {
-		conds, args = append(conds, "caller_digits = ?"), append(args, q.CallerID)
-	}
-	for _, p := range q.Phones {
-		conds = append(conds, "(caller_digits = ? OR phone_digits = ? OR alt_phone_digits = ? OR phone_number_digits = ?)")
-		args = append(args, p, p, p, p)
-	}
-	if len(q.Words) > 0 {
-		cond, wargs := d.matchWords("id", q.Words)
+	if q.Searching() {
+		cond, wargs := d.matchWords("id", q.Words, q.Phones, q.CallerID)
 		conds, args = append(conds, cond), append(args, wargs...)
 	}
 	return strings.Join(conds, " AND "), args
