@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/answerdesk/answerdesk"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -339,6 +340,19 @@ func (d dialect) matchWords(idColumn string, words, phones []string, callerID st
 		return "search @@ to_tsquery('simple', ?)", []any{strings.Join(parts, " & ")}
 	}
 	return idColumn + " IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)", []any{strings.Join(parts, " AND ")}
+}
+
+// messageSource is the FROM of a message list or count for q: on SQLite, a search starts
+// from the FTS5 table's matches, joined to the messages they are (CROSS JOIN keeps that
+// order: left to itself the planner would walk the account's messages by date and test
+// each against the matches, which is every message for a rare word); otherwise the
+// messages, a search's condition being messageConds' (a GIN index on PostgreSQL).
+func (d dialect) messageSource(q answerdesk.MessageQuery) (string, []any) {
+	if d.postgres || !q.Searching() {
+		return "messages", nil
+	}
+	_, args := d.matchWords("", q.Words, q.Phones, q.CallerID)
+	return "(SELECT rowid AS fts_id FROM message_fts WHERE message_fts MATCH ?) f CROSS JOIN messages ON messages.id = f.fts_id", args
 }
 
 // accentsFrom and accentsTo are the Latin letters with accents that PostgreSQL's message

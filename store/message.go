@@ -87,7 +87,7 @@ func messageConds(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery, ti
 	if q.Read != nil {
 		conds, args = append(conds, "read = ?"), append(args, *q.Read)
 	}
-	if q.Searching() {
+	if q.Searching() && d.postgres { // SQLite's is messageSource
 		cond, wargs := d.matchWords("id", q.Words, q.Phones, q.CallerID)
 		conds, args = append(conds, cond), append(args, wargs...)
 	}
@@ -98,9 +98,9 @@ func messageConds(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery, ti
 // (a deep OFFSET then skips index entries, not table rows), and only those rows are read.
 // The rows come back unordered: sorting 50 rows in Go is cheaper than SQLite copying every
 // column through a temporary B-tree (query sorts them).
-func messageListSQL(where string) string {
+func messageListSQL(from, where string) string {
 	return `SELECT ` + messageColumns + ` FROM messages m JOIN (
-		SELECT id FROM messages WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+		SELECT id FROM ` + from + ` WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
 	) p ON p.id = m.id`
 }
 
@@ -118,7 +118,8 @@ func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller,
 	if q.Offset() >= total {
 		return []*answerdesk.Message{}, meta, nil
 	}
-	list, err := s.query(ctx, messageListSQL(where), append(args, q.PageSize, q.Offset())...)
+	from, fromArgs := s.db.d.messageSource(q)
+	list, err := s.query(ctx, messageListSQL(from, where), slices.Concat(fromArgs, args, []any{q.PageSize, q.Offset()})...)
 	return list, meta, err
 }
 
@@ -134,7 +135,8 @@ func countSQL(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery) (strin
 		return `SELECT coalesce(sum(n), 0) FROM message_counts WHERE ` + where, args
 	}
 	where, args := messageWhere(d, c, q)
-	return `SELECT count(*) FROM messages WHERE ` + where, args
+	from, fromArgs := d.messageSource(q)
+	return `SELECT count(*) FROM ` + from + ` WHERE ` + where, append(fromArgs, args...)
 }
 
 func (s *MessageService) count(ctx context.Context, c *answerdesk.Caller, q answerdesk.MessageQuery) (int, error) {
@@ -152,7 +154,7 @@ func (s *MessageService) RecentMessages(ctx context.Context, c *answerdesk.Calle
 		return nil, err
 	}
 	where, args := messageWhere(s.db.d, c, answerdesk.MessageQuery{})
-	return s.query(ctx, messageListSQL(where), append(args, limit, 0)...)
+	return s.query(ctx, messageListSQL("messages", where), append(args, limit, 0)...)
 }
 
 func (s *MessageService) query(ctx context.Context, query string, args ...any) ([]*answerdesk.Message, error) {

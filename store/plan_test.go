@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ func TestListQueriesUseIndexes(t *testing.T) {
 			where, args := messageWhere(db.d, c, q)
 			count, countArgs := countSQL(db.d, c, q)
 			assertPlan(t, db, cn+"/messages/"+qn+"/count", count, countArgs...)
-			assertPlan(t, db, cn+"/messages/"+qn+"/page", messageListSQL(where), append(args, 50, 0)...)
+			from, fromArgs := db.d.messageSource(q)
+			assertPlan(t, db, cn+"/messages/"+qn+"/page", messageListSQL(from, where), slices.Concat(fromArgs, args, []any{50, 0})...)
 		}
 		for qn, q := range rq {
 			where, args := recordingWhere(c, q)
