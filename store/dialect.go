@@ -86,6 +86,19 @@ type ddl struct {
 	NowMs string
 }
 
+// PhoneDigits is an expression for the number in column as the message index holds it: its
+// digits with the separators people write ( -().+/) removed and the leading 1 of an
+// 11-digit number (+1, the North American country code) dropped, as answerdesk.PhoneDigits
+// normalises a number searched for; NULL where column is. The separators are removed once,
+// in a subquery, rather than once for each use of the result.
+func (ddl) PhoneDigits(column string) string {
+	strip := column
+	for _, sep := range []string{" ", "-", "(", ")", ".", "+", "/"} {
+		strip = "replace(" + strip + ", '" + sep + "', '')"
+	}
+	return "(SELECT CASE WHEN length(d) = 11 AND d LIKE '1%' THEN substr(d, 2) ELSE d END FROM (SELECT " + strip + " AS d))"
+}
+
 var (
 	sqliteDialect = dialect{ddl: ddl{
 		ID:           "INTEGER PRIMARY KEY",
