@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,27 @@ func TestMessageSearch(t *testing.T) {
 	}
 	if ids := find(t, q("heater")+"&status=acknowledged"); !slices.Equal(ids, []int64{heater.ID}) {
 		t.Errorf("after acknowledging: %v", ids)
+	}
+	// Pages of a search: each has the page's messages and the count of every match,
+	// including a page past the last, which has none.
+	for _, tc := range []struct {
+		page  int
+		want  []int64
+		total int
+	}{{1, []int64{answers.ID}, 2}, {2, []int64{heater.ID}, 2}, {3, nil, 2}} {
+		r := app.Do(t, "GET", "/api/v2/messages?page_size=1&page="+strconv.Itoa(tc.page)+"&"+q("555 555 0142"), app.Alice.Token, nil)
+		var body struct {
+			Data []answerdesk.Message
+			Meta answerdesk.PageMeta
+		}
+		r.JSON(t, &body)
+		var ids []int64
+		for _, m := range body.Data {
+			ids = append(ids, m.ID)
+		}
+		if r.Status != http.StatusOK || !slices.Equal(ids, tc.want) || body.Meta.Total != tc.total {
+			t.Errorf("page %d: %d, %v of %d, want %v of %d", tc.page, r.Status, ids, body.Meta.Total, tc.want, tc.total)
+		}
 	}
 	for query, field := range map[string]string{
 		q(strings.Repeat("a", answerdesk.MaxMessageSearchLength+1)): "q",

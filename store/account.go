@@ -195,7 +195,7 @@ func (s *AccountService) FindAccounts(ctx context.Context, c *answerdesk.Caller,
 		return list, meta, nil
 	}
 	rows, err := s.db.rd.QueryContext(ctx, `SELECT id, number, name, time_zone FROM accounts WHERE `+vis+`
-		ORDER BY number, id LIMIT ? OFFSET ?`, append(args, p.PageSize, p.Offset())...)
+		ORDER BY number, id `+pageClause(p), append(args, p.Offset())...)
 	if err != nil {
 		return nil, meta, fmt.Errorf("list accounts: %w", err)
 	}

@@ -354,8 +354,8 @@ func (s *AdminService) FindBlacklist(ctx context.Context, c *answerdesk.Caller, 
 	if err := s.db.rd.QueryRowContext(ctx, `SELECT count(*) FROM email_blacklist WHERE account_id = ?`, id).Scan(&total); err != nil {
 		return nil, answerdesk.PageMeta{}, fmt.Errorf("count the blacklist of account %s: %w", account, err)
 	}
-	rows, err := s.db.rd.QueryContext(ctx, `SELECT email, created_at FROM email_blacklist WHERE account_id = ? ORDER BY email LIMIT ? OFFSET ?`,
-		id, p.PageSize, p.Offset())
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT email, created_at FROM email_blacklist WHERE account_id = ? ORDER BY email `+pageClause(p),
+		id, p.Offset())
 	if err != nil {
 		return nil, answerdesk.PageMeta{}, fmt.Errorf("list the blacklist of account %s: %w", account, err)
 	}
@@ -436,7 +436,7 @@ func (s *AdminService) FindUsers(ctx context.Context, c *answerdesk.Caller, p an
 	}
 	meta := answerdesk.NewPageMeta(p.Page, p.PageSize, total)
 	list := []*answerdesk.UserDetail{}
-	rows, err := s.db.rd.QueryContext(ctx, `SELECT `+userColumns+` FROM users u ORDER BY u.id LIMIT ? OFFSET ?`, p.PageSize, p.Offset())
+	rows, err := s.db.rd.QueryContext(ctx, `SELECT `+userColumns+` FROM users u ORDER BY u.id `+pageClause(p), p.Offset())
 	if err != nil {
 		return nil, meta, fmt.Errorf("list users: %w", err)
 	}

@@ -523,6 +523,15 @@ func msPtr(ms *int64) *answerdesk.Time {
 
 func fromMS(ms int64) answerdesk.Time { return answerdesk.Time{Time: time.UnixMilli(ms).UTC()} }
 
+// pageClause is the LIMIT and OFFSET of page p, the limit written into the SQL and the
+// offset a parameter (its value follows the query's other arguments). SQLite plans with the
+// value of a LIMIT, so a statement whose LIMIT is a parameter is compiled again on every run
+// (about 20 µs for a plain list, 0.2 ms for a message search); page sizes are few, offsets
+// many.
+func pageClause(p answerdesk.Paging) string {
+	return "LIMIT " + strconv.Itoa(p.PageSize) + " OFFSET ?"
+}
+
 // placeholders returns "?, ?, ?" for n values.
 func placeholders(n int) string {
 	if n == 0 {

@@ -188,7 +188,7 @@ func (s *DispatchService) FindOnCallContacts(ctx context.Context, c *answerdesk.
 	meta := answerdesk.NewPageMeta(p.Page, p.PageSize, total)
 	cvis, cargs := visibility(c, "account_id")
 	list, err := s.contacts(ctx, `c.id IN (SELECT id FROM on_call_contacts WHERE deleted_at IS NULL AND `+cvis+`
-		ORDER BY escalation_level, id LIMIT ? OFFSET ?)`, append(cargs, p.PageSize, p.Offset())...)
+		ORDER BY escalation_level, id `+pageClause(p)+`)`, append(cargs, p.Offset())...)
 	if list == nil {
 		list = []*answerdesk.OnCallContact{}
 	}
@@ -249,8 +249,8 @@ func (s *DispatchService) FindDispatchDeliveries(ctx context.Context, c *answerd
 		return nil, answerdesk.PageMeta{}, fmt.Errorf("count deliveries: %w", err)
 	}
 	meta := answerdesk.NewPageMeta(q.Page, q.PageSize, total)
-	list, err := s.deliveries(ctx, `d.id IN (SELECT id FROM dispatch_deliveries WHERE `+where+` ORDER BY id DESC LIMIT ? OFFSET ?)`,
-		append(args, q.PageSize, q.Offset())...)
+	list, err := s.deliveries(ctx, `d.id IN (SELECT id FROM dispatch_deliveries WHERE `+where+` ORDER BY id DESC `+pageClause(q.Paging)+`)`,
+		append(args, q.Offset())...)
 	return list, meta, err
 }
 

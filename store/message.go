@@ -98,9 +98,18 @@ func messageConds(d dialect, c *answerdesk.Caller, q answerdesk.MessageQuery, ti
 // (a deep OFFSET then skips index entries, not table rows), and only those rows are read.
 // The rows come back unordered: sorting 50 rows in Go is cheaper than SQLite copying every
 // column through a temporary B-tree (query sorts them).
-func messageListSQL(from, where string) string {
+func messageListSQL(from, where string, p answerdesk.Paging) string {
 	return `SELECT ` + messageColumns + ` FROM messages m JOIN (
-		SELECT id FROM ` + from + ` WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+		SELECT id FROM ` + from + ` WHERE ` + where + ` ORDER BY created_at DESC, id DESC ` + pageClause(p) + `
+	) p ON p.id = m.id`
+}
+
+// messageSearchSQL is messageListSQL for a search, each row with the number of messages
+// that match (a window over the matches, counted before the page is cut): the index is
+// searched once for the page and its meta, not once for each (dialect.countsInSearch).
+func messageSearchSQL(from, where string, p answerdesk.Paging) string {
+	return `SELECT ` + messageColumns + `, p.total FROM messages m JOIN (
+		SELECT id, count(*) OVER () AS total FROM ` + from + ` WHERE ` + where + ` ORDER BY created_at DESC, id DESC ` + pageClause(p) + `
 	) p ON p.id = m.id`
 }
 
@@ -110,6 +119,11 @@ func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller,
 		return nil, answerdesk.PageMeta{}, err
 	}
 	where, args := messageWhere(s.db.d, c, q)
+	from, fromArgs := s.db.d.messageSource(q)
+	args = slices.Concat(fromArgs, args, []any{q.Offset()})
+	if q.Searching() {
+		return s.search(ctx, c, q, from, where, args)
+	}
 	total, err := s.count(ctx, c, q)
 	if err != nil {
 		return nil, answerdesk.PageMeta{}, err
@@ -118,9 +132,38 @@ func (s *MessageService) FindMessages(ctx context.Context, c *answerdesk.Caller,
 	if q.Offset() >= total {
 		return []*answerdesk.Message{}, meta, nil
 	}
-	from, fromArgs := s.db.d.messageSource(q)
-	list, err := s.query(ctx, messageListSQL(from, where), slices.Concat(fromArgs, args, []any{q.PageSize, q.Offset()})...)
+	list, err := s.query(ctx, messageListSQL(from, where, q.Paging), args...)
 	return list, meta, err
+}
+
+// search runs a message search's page query first: where the engine counts in it
+// (dialect.countsInSearch) its rows carry the number of matches, and otherwise a page that
+// is not full ends the matches, so they are counted only when the page is full. A page past
+// the last has no rows to tell: then the matches are counted on their own.
+func (s *MessageService) search(ctx context.Context, c *answerdesk.Caller, q answerdesk.MessageQuery, from, where string, args []any) ([]*answerdesk.Message, answerdesk.PageMeta, error) {
+	var list []*answerdesk.Message
+	var err error
+	total := 0
+	if s.db.d.countsInSearch {
+		list, err = s.queryRows(ctx, messageSearchSQL(from, where, q.Paging), args, func(row scanner) (*answerdesk.Message, error) {
+			var m answerdesk.Message
+			err := row.Scan(append(messageRow.targets(&m), &total)...)
+			return &m, err
+		})
+	} else {
+		list, err = s.query(ctx, messageListSQL(from, where, q.Paging), args...)
+		total = q.Offset() + len(list)
+		if err == nil && len(list) == q.PageSize {
+			total, err = s.count(ctx, c, q)
+		}
+	}
+	if err == nil && len(list) == 0 && q.Offset() > 0 {
+		total, err = s.count(ctx, c, q)
+	}
+	if err != nil {
+		return nil, answerdesk.PageMeta{}, err
+	}
+	return list, answerdesk.NewPageMeta(q.Page, q.PageSize, total), nil
 }
 
 const dayMS = 24 * 60 * 60 * 1000
@@ -154,10 +197,15 @@ func (s *MessageService) RecentMessages(ctx context.Context, c *answerdesk.Calle
 		return nil, err
 	}
 	where, args := messageWhere(s.db.d, c, answerdesk.MessageQuery{})
-	return s.query(ctx, messageListSQL("messages", where), append(args, limit, 0)...)
+	return s.query(ctx, messageListSQL("messages", where, answerdesk.Paging{Page: 1, PageSize: limit}), append(args, 0)...)
 }
 
 func (s *MessageService) query(ctx context.Context, query string, args ...any) ([]*answerdesk.Message, error) {
+	return s.queryRows(ctx, query, args, scanMessage)
+}
+
+// queryRows is query with each row read by scan.
+func (s *MessageService) queryRows(ctx context.Context, query string, args []any, scan func(scanner) (*answerdesk.Message, error)) ([]*answerdesk.Message, error) {
 	rows, err := s.db.rd.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
@@ -165,7 +213,7 @@ func (s *MessageService) query(ctx context.Context, query string, args ...any) (
 	defer rows.Close()
 	list := []*answerdesk.Message{}
 	for rows.Next() {
-		m, err := scanMessage(rows)
+		m, err := scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("scan message: %w", err)
 		}

@@ -45,7 +45,11 @@ func TestListQueriesUseIndexes(t *testing.T) {
 			count, countArgs := countSQL(db.d, c, q)
 			assertPlan(t, db, cn+"/messages/"+qn+"/count", count, countArgs...)
 			from, fromArgs := db.d.messageSource(q)
-			assertPlan(t, db, cn+"/messages/"+qn+"/page", messageListSQL(from, where), slices.Concat(fromArgs, args, []any{50, 0})...)
+			page := messageListSQL
+			if q.Searching() && db.d.countsInSearch {
+				page = messageSearchSQL
+			}
+			assertPlan(t, db, cn+"/messages/"+qn+"/page", page(from, where, q.Paging), slices.Concat(fromArgs, args, []any{q.Offset()})...)
 		}
 		for qn, q := range rq {
 			where, args := recordingWhere(c, q)

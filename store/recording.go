@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,8 +147,8 @@ func (s *RecordingService) FindCallRecordings(ctx context.Context, c *answerdesk
 	if q.Sample {
 		// A sample has no pages: it is one draw from the whole filtered set.
 		list, err := s.query(ctx, `SELECT `+recordingColumns+recordingFrom+` WHERE r.id IN (
-			SELECT id FROM call_recordings WHERE `+where+` ORDER BY random() LIMIT ?)
-			ORDER BY r.started_at DESC, r.id DESC`, append(args, q.PageSize)...)
+			SELECT id FROM call_recordings WHERE `+where+` ORDER BY random() LIMIT `+strconv.Itoa(q.PageSize)+`)
+			ORDER BY r.started_at DESC, r.id DESC`, args...)
 		return list, answerdesk.PageMeta{Page: 1, PageSize: q.PageSize, Total: total}, err
 	}
 	meta := answerdesk.NewPageMeta(q.Page, q.PageSize, total)
@@ -155,8 +156,8 @@ func (s *RecordingService) FindCallRecordings(ctx context.Context, c *answerdesk
 		return []*answerdesk.CallRecording{}, meta, nil
 	}
 	list, err := s.query(ctx, `SELECT `+recordingColumns+recordingFrom+` JOIN (
-		SELECT id FROM call_recordings WHERE `+where+` ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?
-	) p ON p.id = r.id ORDER BY r.started_at DESC, r.id DESC`, append(args, q.PageSize, q.Offset())...)
+		SELECT id FROM call_recordings WHERE `+where+` ORDER BY started_at DESC, id DESC `+pageClause(q.Paging)+`
+	) p ON p.id = r.id ORDER BY r.started_at DESC, r.id DESC`, append(args, q.Offset())...)
 	return list, meta, err
 }
 

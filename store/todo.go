@@ -312,8 +312,8 @@ func (s *ToDoService) FindToDos(ctx context.Context, c *answerdesk.Caller, f ans
 		return list, meta, nil
 	}
 	rows, err := s.db.rd.QueryContext(ctx, `SELECT `+toDoColumns+toDoFrom+` WHERE t.id IN (
-		SELECT id FROM to_dos WHERE `+vis+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
-		ORDER BY t.created_at DESC, t.id DESC`, append(args, p.PageSize, p.Offset())...)
+		SELECT id FROM to_dos WHERE `+vis+` ORDER BY created_at DESC, id DESC `+pageClause(p)+`)
+		ORDER BY t.created_at DESC, t.id DESC`, append(args, p.Offset())...)
 	if err != nil {
 		return nil, meta, fmt.Errorf("list to-dos: %w", err)
 	}

@@ -303,7 +303,7 @@ func (s *ToDoService) FindToDoDeliveries(ctx context.Context, c *answerdesk.Call
 		return list, meta, nil
 	}
 	rows, err := s.db.rd.QueryContext(ctx, `SELECT id, scheduled_at, status, error FROM to_do_occurrences
-		WHERE to_do_id = ? ORDER BY scheduled_at DESC, id DESC LIMIT ? OFFSET ?`, t.ID, p.PageSize, p.Offset())
+		WHERE to_do_id = ? ORDER BY scheduled_at DESC, id DESC `+pageClause(p), t.ID, p.Offset())
 	if err != nil {
 		return nil, meta, fmt.Errorf("list occurrences of to-do %d: %w", t.ID, err)
 	}
