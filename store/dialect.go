@@ -97,9 +97,13 @@ type ddl struct {
 // PhoneDigits is an expression for the number in column as the message index holds it: its
 // digits with the separators people write ( -().+/) removed and the leading 1 of an
 // 11-digit number (+1, the North American country code) dropped, as answerdesk.PhoneDigits
-// normalises a number searched for; NULL where column is. The separators are removed once,
-// in a subquery, rather than once for each use of the result.
-func (ddl) PhoneDigits(column string) string {
+// normalises a number searched for; NULL where column is. On SQLite the separators are
+// removed once, in a subquery, rather than once for each use of the result; PostgreSQL,
+// where a generated column may not hold a subquery, uses two regular expressions.
+func (d ddl) PhoneDigits(column string) string {
+	if d.Postgres {
+		return "regexp_replace(regexp_replace(" + column + ", '[ ()./+-]', '', 'g'), '^1(.{10})$', '\\1')"
+	}
 	strip := column
 	for _, sep := range []string{" ", "-", "(", ")", ".", "+", "/"} {
 		strip = "replace(" + strip + ", '" + sep + "', '')"
@@ -325,7 +329,7 @@ func rebind(query string) string {
 // from three characters on, as a whole word below that), has every number of phones among
 // its numbers, and, unless callerID is empty, that number as its caller's. Numbers are
 // words of the index too: "tel" and the digits of each of the message's numbers, "cid" and
-// those of the caller's (migration 0022). SQLite asks its FTS5 table message_fts, each
+// those of the caller's (migrations 0022 to 0024). SQLite asks its FTS5 table message_fts, each
 // term a quoted string (never an operator there); PostgreSQL the tsvector column search,
 // each term of letters and digits only (none of to_tsquery's operators).
 func (d dialect) matchWords(idColumn string, words, phones []string, callerID string) (string, []any) {
@@ -377,7 +381,7 @@ func (d dialect) messageSource(q answerdesk.MessageQuery) (string, []any) {
 }
 
 // accentsFrom and accentsTo are the Latin letters with accents that PostgreSQL's message
-// index folds (translate() in migration 0022) and the letters they fold to, rune for rune.
+// index folds (translate() in migration 0024) and the letters they fold to, rune for rune.
 const (
 	accentsFrom = "áàâäãåāăąéèêëēĕėęěíìîïĩīĭįıóòôöõøōŏőúùûüũūŭůűųýÿñńňçćčďđğĺľłŕřśšşťţźżžÁÀÂÄÃÅĀĂĄÉÈÊËĒĔĖĘĚÍÌÎÏĨĪĬĮİÓÒÔÖÕØŌŎŐÚÙÛÜŨŪŬŮŰŲÝŸÑŃŇÇĆČĎĐĞĹĽŁŔŘŚŠŞŤŢŹŻŽ"
 	accentsTo   = "aaaaaaaaaeeeeeeeeeiiiiiiiiiooooooooouuuuuuuuuuyynnncccddglllrrsssttzzzAAAAAAAAAEEEEEEEEEIIIIIIIIIOOOOOOOOOUUUUUUUUUUYYNNNCCCDDGLLLRRSSSTTZZZ"
