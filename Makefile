@@ -156,10 +156,10 @@ bench-http: build $(if $(filter postgres,$(ENGINE)),postgres) ## wrk against the
 		$(if $(VS),-vs-bin $(VS)) $(if $(PROFILE),-server-profile $(PROFILE)) \
 		$(if $(ENGINE),-engine $(ENGINE) -postgres "$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')")
 
-# The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and two PostgreSQL
+# The same list, by-id and create/dispatch loads on SQLite, PostgreSQL and three PostgreSQL
 # replicas sharing one database (fresh databases on the make postgres server, dropped at the
 # end), one table at the end.
-bench-pg: build postgres ## loadgen on SQLite, PostgreSQL and 2 PostgreSQL replicas, one table
+bench-pg: build postgres ## loadgen on SQLite, PostgreSQL and 3 PostgreSQL replicas, one table
 	$(GO) run ./internal/cmd/loadgen -bin $(BIN) -compare -postgres "$$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')"
 
 # Longer fuzzing of the query and date parsers (not part of make test).

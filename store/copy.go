@@ -29,13 +29,20 @@ var ownTables = []string{"schema_migrations", "replicas"}
 // in: triggers fill the target's as the messages arrive, and they are never copied.
 var ftsTables = []string{"message_fts", "message_fts_config", "message_fts_data", "message_fts_docsize", "message_fts_idx"}
 
+// postgresOwnTables are PostgreSQL's alone: the auth version (migration 0025) is kept by
+// triggers and starts from the clock in every database, so a target's goes on past any
+// the source handed out.
+var postgresOwnTables = []string{"auth_version"}
+
 // derivedTables are kept by triggers from other tables on both engines: the target's fill
 // themselves as the rows they count arrive, and Copy verifies them instead of copying.
 var derivedTables = map[string]string{
-	// Rows whose count fell to zero are left behind by deletes; only the live ones matter.
-	"message_counts": `SELECT count(*), coalesce(sum(n), 0) FROM message_counts WHERE n > 0`,
+	// A count is the sum of its shards' rows (on PostgreSQL, migration 0025), and rows whose
+	// count fell to zero are left behind by deletes: the live counts are compared.
+	"message_counts": `SELECT count(*), coalesce(sum(n), 0) FROM (SELECT sum(n) AS n FROM message_counts
+		GROUP BY account_id, day, origin, status, read HAVING sum(n) > 0) c`,
 	// Versions count the writes an account has seen, so the target's (bumped by the copied
-	// inserts) differ from the source's by design: they only need to change on later writes.
+	// inserts) differ from the source's by design; raiseVersions sets each above the source's.
 	"data_versions": "",
 }
 
@@ -108,7 +115,58 @@ func Copy(ctx context.Context, from, to *DB, opts CopyOptions) (*CopyReport, err
 	if err := verifyCopy(ctx, src, to, report); err != nil {
 		return nil, err
 	}
+	if err := raiseVersions(ctx, src, to); err != nil {
+		return nil, err
+	}
 	return report, nil
+}
+
+// raiseVersions sets the data version of every account of the target above the source's,
+// so that an ETag a client kept from the source never names different data on the copy.
+// The target's versions were bumped by the copied rows from its own clock, which is
+// usually enough; but a version is a sum of shards on PostgreSQL (migration 0025), several
+// times the clock, so a copy from PostgreSQL into SQLite needs raising.
+func raiseVersions(ctx context.Context, src querier, to *DB) error {
+	sums := func(q querier) (map[int64]int64, error) {
+		rows, err := q.QueryContext(ctx, `SELECT account_id, coalesce(sum(version), 0) FROM data_versions GROUP BY account_id`)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		m := map[int64]int64{}
+		for rows.Next() {
+			var a, v int64
+			if err := rows.Scan(&a, &v); err != nil {
+				return nil, err
+			}
+			m[a] = v
+		}
+		return m, rows.Err()
+	}
+	before, err := sums(src)
+	if err != nil {
+		return fmt.Errorf("read the source's data versions: %w", err)
+	}
+	after, err := sums(to.read)
+	if err != nil {
+		return fmt.Errorf("read the target's data versions: %w", err)
+	}
+	upsert := `INSERT INTO data_versions (account_id, version) VALUES (?, ?)
+		ON CONFLICT (account_id) DO UPDATE SET version = data_versions.version + ?`
+	if to.d.postgres {
+		upsert = `INSERT INTO data_versions (account_id, shard, version) VALUES (?, 0, ?)
+			ON CONFLICT (account_id, shard) DO UPDATE SET version = data_versions.version + ?`
+	}
+	for account, v := range before {
+		if after[account] > v {
+			continue
+		}
+		add := v - after[account] + 1
+		if _, err := to.write.ExecContext(ctx, upsert, account, add, add); err != nil {
+			return fmt.Errorf("raise the data version of account %d: %w", account, err)
+		}
+	}
+	return nil
 }
 
 // querier is what a copy reads through: a read-only transaction or a pool.

@@ -28,6 +28,8 @@ func TestCopyTablesCoverTheSchema(t *testing.T) {
 		want = append(want, ownTables...)
 		if engine == testdb.SQLite {
 			want = append(want, ftsTables...)
+		} else {
+			want = append(want, postgresOwnTables...)
 		}
 		sort.Strings(want)
 		if got != strings.Join(want, " ") {
@@ -74,7 +76,11 @@ func tableRows(t *testing.T, db *DB, table string) []string {
 	}
 	q := `SELECT ` + columnList(cols) + ` FROM ` + table
 	if table == "message_counts" {
-		q += ` WHERE n > 0`
+		// A count is the sum of its shards on PostgreSQL (migration 0025); zeros are left
+		// behind by deletes.
+		cols = cols[:6]
+		q = `SELECT account_id, day, origin, status, read, sum(n) FROM message_counts
+			GROUP BY account_id, day, origin, status, read HAVING sum(n) > 0`
 	}
 	rows, err := db.read.Query(q)
 	if err != nil {

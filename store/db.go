@@ -51,6 +51,9 @@ type DB struct {
 	// tokens caches verified API tokens while SQLite's data_version says nothing was
 	// committed since (see authversion.go); nil on PostgreSQL.
 	tokens *tokenCache
+	// probe caches verified API tokens on PostgreSQL while the auth version is unchanged,
+	// and reads data versions for concurrent requests together (versionprobe.go).
+	probe *versionProbe
 	// synchronous is the writer's PRAGMA synchronous mode (SynchronousFull or
 	// SynchronousNormal), which writes of throwaway state lower for themselves.
 	synchronous string
@@ -74,22 +77,48 @@ const (
 // Option changes how Open opens the database.
 type Option func(*options)
 
-type options struct{ synchronous string }
+type options struct {
+	synchronous string
+	pool        Pool
+}
 
 // WithSynchronous sets SQLite's synchronous mode: SynchronousFull (default) or
 // SynchronousNormal.
 func WithSynchronous(mode string) Option { return func(o *options) { o.synchronous = mode } }
 
+// Pool sizes the database's connection pool; a zero field takes the engine's default.
+type Pool struct {
+	// MaxConns is the pool's size: on PostgreSQL every connection of this process (default
+	// DefaultPostgresConns), on SQLite the read connections (default max(4, 2 × GOMAXPROCS);
+	// SQLite has one writer connection besides).
+	MaxConns int
+	// MaxLifetime closes a connection this long after it was opened (PostgreSQL; default
+	// never), so that connections spread again over the servers behind a pooler or a
+	// load balancer after one of them restarts.
+	MaxLifetime time.Duration
+}
+
+// DefaultPostgresConns is the PostgreSQL pool's default size: with 32 concurrent requests on
+// 2 cores, 8 and 32 connections served no more than 16 (docs: Scaling out), and three
+// replicas of 16 stay within PostgreSQL's default max_connections (100).
+const DefaultPostgresConns = 16
+
+// WithPool sizes the connection pool.
+func WithPool(p Pool) Option { return func(o *options) { o.pool = p } }
+
 // Open opens the database at path and applies pending migrations. path is a SQLite file
 // (created if needed) or a PostgreSQL URL (postgres:// or postgresql://; the database must
 // exist).
 func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
-	if IsPostgresURL(path) {
-		return openPostgresDB(ctx, path)
-	}
 	o := options{synchronous: SynchronousFull}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.pool.MaxConns < 0 || o.pool.MaxLifetime < 0 {
+		return nil, fmt.Errorf("pool %+v: want sizes and durations of 0 (the default) or more", o.pool)
+	}
+	if IsPostgresURL(path) {
+		return openPostgresDB(ctx, path, o.pool)
 	}
 	switch o.synchronous = strings.ToUpper(o.synchronous); o.synchronous {
 	case SynchronousFull, SynchronousNormal:
@@ -151,6 +180,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	}
 	db.tokens = newTokenCache(db.read.Driver(), dsn("query_only(1)", "busy_timeout(50)"), plainFile)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
+	if o.pool.MaxConns > 0 {
+		n = o.pool.MaxConns
+	}
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 	db.read.SetConnMaxIdleTime(0)
@@ -171,7 +203,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 
 // openPostgresDB opens one pool on a PostgreSQL database: PostgreSQL serves concurrent
 // writers itself, so reads and writes share it.
-func openPostgresDB(ctx context.Context, url string) (*DB, error) {
+func openPostgresDB(ctx context.Context, url string, p Pool) (*DB, error) {
 	pool, err := openPostgres(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", redactURL(url), err)
@@ -181,9 +213,14 @@ func openPostgresDB(ctx context.Context, url string) (*DB, error) {
 	// Idle connections are kept up to the same number: with fewer, a burst of more than that
 	// many requests closes and reopens backends (and re-prepares statements) all the time
 	// (1,684 sessions in 5 s of 16 clients, list p99 36 ms); idle ones still go after 5 minutes.
-	pool.SetMaxOpenConns(16)
-	pool.SetMaxIdleConns(16)
+	n := DefaultPostgresConns
+	if p.MaxConns > 0 {
+		n = p.MaxConns
+	}
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
+	pool.SetConnMaxLifetime(p.MaxLifetime)
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open database %s: %w", redactURL(url), err)
@@ -196,6 +233,7 @@ func openPostgresDB(ctx context.Context, url string) (*DB, error) {
 	// pgx prepares and caches each statement per connection itself.
 	db.rd = newStmtReader(pool, false)
 	db.audioRd = db.rd
+	db.probe = newVersionProbe(db)
 	return db, nil
 }
 

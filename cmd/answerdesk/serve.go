@@ -42,6 +42,8 @@ type serveConfig struct {
 	dispatchAllowPrivate bool
 	oauthAllowPrivate    bool
 	dbSynchronous        string
+	dbMaxConns           int
+	dbConnMaxLifetime    time.Duration
 	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
@@ -84,6 +86,8 @@ Production guide: /docs/deployment.`, out)
 	fs.StringVar(&cfg.addr, "addr", ":8080", "listen address")
 	fs.StringVar(&cfg.db, "db", "./data/answerdesk.db", "SQLite database file (created and migrated on start), or a PostgreSQL URL postgres://user:pass@host:5432/db?sslmode=... (the database must exist; migrated on start)")
 	fs.StringVar(&cfg.dbSynchronous, "db-synchronous", "full", "full: every answered write survives a power loss; normal: fewer disk syncs, survives a process crash only")
+	fs.IntVar(&cfg.dbMaxConns, "db-max-conns", 0, "database connections of this process: PostgreSQL's pool (0: 16), SQLite's read connections (0: 2 per CPU, at least 4)")
+	fs.DurationVar(&cfg.dbConnMaxLifetime, "db-conn-max-lifetime", 0, "PostgreSQL: reopen each connection after this long, e.g. 30m behind a pooler or load balancer (0: never)")
 	fs.StringVar(&cfg.baseURL, "base-url", "", "public URL of the service, used in links (default http://localhost:<port>)")
 	fs.BoolVar(&cfg.demo, "demo", false, "load the demo data and print a demo API token")
 	fs.BoolVar(&cfg.dispatchAllowPrivate, "dispatch-allow-private", false, "allow dispatch to loopback and private addresses (never link-local or cloud metadata)")
@@ -252,7 +256,7 @@ func openApp(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*app.Ma
 	logger.Info("recording audio store", "kind", audioKind, "store", cfg.audioStore, "redirect", cfg.audioRedirect)
 	acfg := app.Config{
 		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
-		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
+		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, DBPool: store.Pool{MaxConns: cfg.dbMaxConns, MaxLifetime: cfg.dbConnMaxLifetime}, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
 		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
 		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
 		DispatchLease: cfg.dispatchLease, Features: cfg.features,
@@ -481,6 +485,12 @@ func (cfg *serveConfig) validate() error {
 	}
 	if !slices.Contains([]string{"full", "normal"}, strings.ToLower(cfg.dbSynchronous)) {
 		return bad("db-synchronous", cfg.dbSynchronous, "want full or normal")
+	}
+	if cfg.dbMaxConns < 0 || cfg.dbMaxConns > 1000 {
+		return bad("db-max-conns", strconv.Itoa(cfg.dbMaxConns), "want 0 (the default) to 1000")
+	}
+	if cfg.dbConnMaxLifetime < 0 {
+		return bad("db-conn-max-lifetime", cfg.dbConnMaxLifetime.String(), "want a duration of 0 (never) or more, e.g. 30m")
 	}
 	if !slices.Contains([]string{"starttls", "opportunistic", "tls", "none"}, cfg.smtp.TLS) {
 		return bad("smtp-tls", cfg.smtp.TLS, "want starttls, opportunistic, tls or none")

@@ -45,6 +45,8 @@ type Config struct {
 	DB string
 	// DBSynchronous is the SQLite synchronous mode: "full" (default) or "normal".
 	DBSynchronous string
+	// DBPool sizes the database's connection pool (zero fields: the engine's defaults).
+	DBPool store.Pool
 	// BaseURL is the public URL of the service without a trailing slash.
 	BaseURL string
 	// Key signs recording audio links and MCP session ids; SecretKey (default Key)
@@ -205,7 +207,7 @@ func (cfg Config) clock() func() time.Time {
 // openDB opens the database, checks that it was first served with this key, records this
 // replica and opens the sealed secrets.
 func (m *Main) openDB(ctx context.Context, cfg Config) error {
-	var opts []store.Option
+	opts := []store.Option{store.WithPool(cfg.DBPool)}
 	if cfg.DBSynchronous != "" {
 		opts = append(opts, store.WithSynchronous(cfg.DBSynchronous))
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
@@ -66,7 +67,7 @@ func runDispatch(ctx context.Context, cfg *config, dir string, sum *summary) err
 	}
 	defer rcv.stop()
 
-	servers, err := startCluster(ctx, cfg, dbPath, serverEnv(cfg), "--dispatch-allow-private")
+	servers, err := startCluster(ctx, cfg, dbPath, serverEnv(cfg), append([]string{"--dispatch-allow-private"}, strings.Fields(cfg.serverFlags)...)...)
 	if err != nil {
 		return err
 	}

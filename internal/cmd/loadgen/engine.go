@@ -2,7 +2,7 @@ package main
 
 // The engines and replicas: the same measurements on SQLite or on a fresh
 // PostgreSQL database, against one server or several replicas of it sharing the database,
-// and -compare, which runs SQLite, PostgreSQL and PostgreSQL with two replicas and prints
+// and -compare, which runs SQLite, PostgreSQL and PostgreSQL with three replicas and prints
 // one table.
 
 import (
@@ -136,12 +136,12 @@ type latencySummary struct {
 }
 
 // runCompare runs the read and dispatch scenarios on SQLite with one server, PostgreSQL with
-// one and PostgreSQL with two replicas, one after the other, and prints one table.
+// one and PostgreSQL with three replicas, one after the other, and prints one table.
 func runCompare(ctx context.Context, cfg *config, dir string) error {
 	configs := []struct {
 		engine   string
 		replicas int
-	}{{engineSQLite, 1}, {enginePostgres, 1}, {enginePostgres, 2}}
+	}{{engineSQLite, 1}, {enginePostgres, 1}, {enginePostgres, 3}}
 	var rows []*summary
 	for _, c := range configs {
 		run := *cfg

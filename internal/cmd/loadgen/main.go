@@ -26,7 +26,7 @@
 // end) instead of a SQLite file; -replicas N starts N servers on it sharing one signing key,
 // and spreads the reads, the POSTs and the API calls over them in turn, so that every
 // replica's dispatcher claims deliveries. -compare runs list, by id and the dispatch
-// scenario on SQLite, PostgreSQL and two PostgreSQL replicas and prints one table (make
+// scenario on SQLite, PostgreSQL and three PostgreSQL replicas and prints one table (make
 // bench-pg; see engine.go):
 //
 //	go run ./internal/cmd/loadgen -bin bin/answerdesk -engine postgres -replicas 2
@@ -130,7 +130,9 @@ type config struct {
 	engine   string // sqlite or postgres (engine.go)
 	postgres string // the PostgreSQL server on which the databases are created
 	replicas int    // servers started on the one database, the load spread over them
-	compare  bool   // run sqlite, postgres and postgres with 2 replicas; print one table
+	compare  bool   // run sqlite, postgres and postgres with 3 replicas; print one table
+	// serverFlags are more serve flags for every answerdesk server started (e.g. the pool's).
+	serverFlags string
 
 	// Hidden: run as the ceiling server, answering with this file's bytes.
 	ceilingBody        string
@@ -161,7 +163,8 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&cfg.engine, "engine", engineSQLite, "database engine: sqlite (a file) or postgres (a fresh database on -postgres, dropped at the end)")
 	fs.StringVar(&cfg.postgres, "postgres", defaultPostgres, "with -engine postgres: the server on which to create the database")
 	fs.IntVar(&cfg.replicas, "replicas", 1, "serve processes on the one database (different ports, one signing key); the load goes round-robin over them")
-	fs.BoolVar(&cfg.compare, "compare", false, "run list, by id and the dispatch scenario on sqlite (1 replica), postgres (1) and postgres (2 replicas) and print one table")
+	fs.BoolVar(&cfg.compare, "compare", false, "run list, by id and the dispatch scenario on sqlite (1 replica), postgres (1) and postgres (3 replicas) and print one table")
+	fs.StringVar(&cfg.serverFlags, "server-flags", "", "more serve flags for every answerdesk server, space-separated (e.g. \"--db-max-conns 8\")")
 	fs.StringVar(&cfg.ceilingBody, "ceiling-body", "", "")
 	fs.StringVar(&cfg.ceilingContentType, "ceiling-content-type", "", "")
 	fs.Usage = func() { usage(fs) }
@@ -309,7 +312,7 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 
 	client := newClient(cfg.concurrency)
 	// No public rate limit: the load would be 429s after the first minute's 60 requests.
-	extra := []string{"--public-rate-limit", "0"}
+	extra := append([]string{"--public-rate-limit", "0"}, strings.Fields(cfg.serverFlags)...)
 	if cfg.serverProfile != "" {
 		if cfg.pprofAddr, err = freeLoopbackAddr(); err != nil {
 			return err
@@ -333,7 +336,7 @@ func runHTTPScenarios(ctx context.Context, cfg *config, dir string, sum *summary
 	if cfg.wrk != "" {
 		vsURL := ""
 		if cfg.vsBin != "" {
-			vs, err := startServer(ctx, cfg.vsBin, dsn, env, "--public-rate-limit", "0")
+			vs, err := startServer(ctx, cfg.vsBin, dsn, env, append([]string{"--public-rate-limit", "0"}, strings.Fields(cfg.serverFlags)...)...)
 			if err != nil {
 				return fmt.Errorf("-vs-bin: %w", err)
 			}
