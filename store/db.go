@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
+	"modernc.org/sqlite"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -151,9 +152,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	}
 	db := &DB{path: path, d: sqliteDialect, Now: time.Now, synchronous: o.synchronous}
 	var err error
-	if db.write, err = sql.Open("sqlite", dsn()); err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
+	db.write = sql.OpenDB(stmtCacheConnector{drv: &sqlite.Driver{}, dsn: dsn()})
 	db.write.SetMaxOpenConns(1)
 	db.write.SetMaxIdleConns(1)
 	db.write.SetConnMaxLifetime(0)
