@@ -18,65 +18,89 @@ import (
 // under a lease and records what each attempt answered. The configuration API (on-call
 // contacts, the deliveries list, replays) is in dispatch.go.
 
-// startDispatch enqueues the deliveries of a new message at its first escalation level
-// with contacts, in the message's own transaction, and sets its next escalation.
-func (db *DB) startDispatch(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, now time.Time) error {
-	level := 0
-	if m.EscalationLevelID != nil {
-		level = int(*m.EscalationLevelID) - 1
-	}
-	return db.escalateTo(ctx, tx, m, level, now, false)
+// levelPlan is what delivering a message at an escalation level writes: the level (0 when
+// no level above the one asked for has contacts), the deliveries' payload share, the methods
+// to queue one delivery for each, and when the escalation after it is due (nil: no level
+// follows).
+type levelPlan struct {
+	level   int
+	share   int
+	methods []planMethod
+	next    *int64
 }
 
-// escalateTo delivers m to the first level above `above` that has contacts and schedules
-// the escalation after it. It changes nothing when there is no such level.
+type planMethod struct {
+	contactID, methodID int64
+	url, warnings       string
+}
+
+// planLevel reads the plan of delivering message messageID (0 for one not yet written) of
+// account accountID to the first level above `above` that has contacts.
 //
 // It queues one delivery row per method of the level, each with its share of the message's
 // payload budget (answerdesk.PayloadShare) and its method's standing warnings; the bodies
 // are rendered by the dispatcher for each attempt. So the message's transaction writes a
 // few hundred bytes per method whatever the templates and the message hold.
-func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, above int, now time.Time, count bool) error {
-	var level int
+func planLevel(ctx context.Context, tx *sql.Tx, accountID, messageID int64, above int, now time.Time) (*levelPlan, error) {
+	p := &levelPlan{}
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(escalation_level), 0) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`, m.AccountID, above).Scan(&level)
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`, accountID, above).Scan(&p.level)
 	if err != nil {
-		return fmt.Errorf("find escalation level: %w", err)
+		return nil, fmt.Errorf("find escalation level: %w", err)
 	}
-	if level == 0 {
-		_, err := tx.ExecContext(ctx, `UPDATE messages SET next_escalation_at = NULL WHERE id = ?`, m.ID)
-		return err
+	if p.level == 0 {
+		return p, nil
 	}
 	var used int64
 	var methodsToCome int
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(body_limit), 0) FROM dispatch_deliveries WHERE message_id = ?),
 		(SELECT count(*) FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
 		 WHERE c.account_id = ? AND c.escalation_level >= ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL)`,
-		m.ID, m.AccountID, level).Scan(&used, &methodsToCome); err != nil {
-		return fmt.Errorf("find the payload budget of message %d: %w", m.ID, err)
+		messageID, accountID, p.level).Scan(&used, &methodsToCome); err != nil {
+		return nil, fmt.Errorf("find the payload budget of message %d: %w", messageID, err)
 	}
-	share := answerdesk.PayloadShare(used, methodsToCome)
+	p.share = answerdesk.PayloadShare(used, methodsToCome)
 	rows, err := tx.QueryContext(ctx, `SELECT c.id, d.id, d.url, d.warnings
 		FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
 		WHERE c.account_id = ? AND c.escalation_level = ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL
-		ORDER BY c.id, d.id`, m.AccountID, level)
+		ORDER BY c.id, d.id`, accountID, p.level)
 	if err != nil {
-		return fmt.Errorf("load level %d contacts: %w", level, err)
+		return nil, fmt.Errorf("load level %d contacts: %w", p.level, err)
 	}
-	nowMS := now.UnixMilli()
-	const cols = 12
-	var values []any
 	for rows.Next() {
-		var contactID, methodID int64
-		var url, warnings string
-		if err := rows.Scan(&contactID, &methodID, &url, &warnings); err != nil {
+		var pm planMethod
+		if err := rows.Scan(&pm.contactID, &pm.methodID, &pm.url, &pm.warnings); err != nil {
 			rows.Close()
-			return fmt.Errorf("scan delivery method: %w", err)
+			return nil, fmt.Errorf("scan delivery method: %w", err)
 		}
-		values = append(values, uuid.NewString(), m.ID, m.AccountID, contactID, methodID, level, url, share, warnings, nowMS, nowMS, nowMS)
+		p.methods = append(p.methods, pm)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
+	}
+	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
+	var minAfter, further int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level = ? AND deleted_at IS NULL), ?) FROM on_call_contacts
+		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`,
+		accountID, p.level, answerdesk.DefaultEscalateAfterMinutes, accountID, p.level).Scan(&further, &minAfter); err != nil {
+		return nil, fmt.Errorf("find next escalation: %w", err)
+	}
+	if further > 0 {
+		at := now.Add(time.Duration(minAfter) * time.Minute).UnixMilli()
+		p.next = &at
+	}
+	return p, nil
+}
+
+// enqueue writes the plan's deliveries of message messageID.
+func (p *levelPlan) enqueue(ctx context.Context, tx *sql.Tx, accountID, messageID int64, now time.Time) error {
+	nowMS := now.UnixMilli()
+	const cols = 12
+	values := make([]any, 0, cols*len(p.methods))
+	for _, pm := range p.methods {
+		values = append(values, uuid.NewString(), messageID, accountID, pm.contactID, pm.methodID, p.level, pm.url, p.share, pm.warnings, nowMS, nowMS, nowMS)
 	}
 	// Many rows to a statement: a level may have a thousand methods, and on PostgreSQL each
 	// statement is a round trip inside the message's transaction.
@@ -91,26 +115,29 @@ func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message,
 		}
 		values = values[n*cols:]
 	}
-	var minAfter int
-	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
-	var next *int64
-	var further int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level = ? AND deleted_at IS NULL), ?) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`,
-		m.AccountID, level, answerdesk.DefaultEscalateAfterMinutes, m.AccountID, level).Scan(&further, &minAfter); err != nil {
-		return fmt.Errorf("find next escalation: %w", err)
+	return nil
+}
+
+// escalateTo delivers m to the first level above `above` that has contacts and schedules
+// the escalation after it. It changes nothing when there is no such level.
+func (db *DB) escalateTo(ctx context.Context, tx *sql.Tx, m *answerdesk.Message, above int, now time.Time, count bool) error {
+	p, err := planLevel(ctx, tx, m.AccountID, m.ID, above, now)
+	if err != nil {
+		return err
 	}
-	if further > 0 {
-		at := now.Add(time.Duration(minAfter) * time.Minute).UnixMilli()
-		next = &at
+	if p.level == 0 {
+		_, err := tx.ExecContext(ctx, `UPDATE messages SET next_escalation_at = NULL WHERE id = ?`, m.ID)
+		return err
+	}
+	if err := p.enqueue(ctx, tx, m.AccountID, m.ID, now); err != nil {
+		return err
 	}
 	counter := 0
 	if count {
 		counter = 1
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE messages SET escalation_level_id = ?, next_escalation_at = ?,
-		escalation_counter = escalation_counter + ?, updated_at = ? WHERE id = ?`, level, next, counter, nowMS, m.ID)
+		escalation_counter = escalation_counter + ?, updated_at = ? WHERE id = ?`, p.level, p.next, counter, now.UnixMilli(), m.ID)
 	return err
 }
 

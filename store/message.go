@@ -333,18 +333,29 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 	}
 	var m *answerdesk.Message
 	err = s.db.txReadCommitted(ctx, func(tx *sql.Tx) error {
-		var id int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id)
-		if err != nil {
-			return fmt.Errorf("insert message: %w", err)
+		// The message's first escalation level is read before it is written, so that the
+		// row goes in whole, with its deliveries after it, in its transaction (the outbox
+		// pattern: a message that exists has its deliveries, whatever happens to the process
+		// next), rather than written and then updated with its level (which rewrote the row,
+		// its counters and, on PostgreSQL, its search column a second time).
+		above := 0
+		if req.EscalationLevelID != nil {
+			above = int(*req.EscalationLevelID) - 1
 		}
-		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
+		plan, err := planLevel(ctx, tx, acct.ID, 0, above, s.db.now())
 		if err != nil {
 			return err
 		}
-		// The deliveries are written in the message's transaction: a message that exists
-		// has its deliveries, whatever happens to the process next (the outbox pattern).
-		if err := s.db.startDispatch(ctx, tx, m, s.db.now()); err != nil {
+		cols, args := cols, args
+		if plan.level > 0 {
+			cols, args = setColumn(cols, args, "escalation_level_id", int64(plan.level))
+			cols, args = append(cols, "next_escalation_at"), append(args, plan.next)
+		}
+		var id int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id); err != nil {
+			return fmt.Errorf("insert message: %w", err)
+		}
+		if err := plan.enqueue(ctx, tx, acct.ID, id, s.db.now()); err != nil {
 			return err
 		}
 		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
@@ -357,6 +368,16 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		s.OnCreate()
 	}
 	return m, nil
+}
+
+// setColumn sets column's value in an INSERT's columns and values, adding it if absent.
+func setColumn(cols []string, args []any, column string, v any) ([]string, []any) {
+	if i := slices.Index(cols, column); i >= 0 {
+		args = slices.Clone(args)
+		args[i] = v
+		return cols, args
+	}
+	return append(slices.Clone(cols), column), append(slices.Clone(args), v)
 }
 
 // update applies set (an UPDATE's SET and WHERE tail, given the message id as its last
