@@ -271,18 +271,16 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		if err := rows.Err(); err != nil || len(ids) == 0 {
 			return err
 		}
-		// The messages, each once: the merge variables resolve against them at every attempt.
-		ms, admin := &MessageService{db: s.db}, &answerdesk.Caller{Admin: true}
-		messages := map[int64]*answerdesk.Message{}
+		// The messages, each once and all in one query: the merge variables resolve against
+		// them at every attempt.
+		messages, err := loadMessages(ctx, tx, out)
+		if err != nil {
+			return err
+		}
 		for _, d := range out {
-			if messages[d.MessageID] == nil {
-				m, err := ms.find(ctx, tx, admin, strconv.FormatInt(d.MessageID, 10))
-				if err != nil {
-					return fmt.Errorf("load message %d of delivery %d: %w", d.MessageID, d.ID, err)
-				}
-				messages[d.MessageID] = m
+			if d.Merge.Message = messages[d.MessageID]; d.Merge.Message == nil {
+				return fmt.Errorf("load message %d of delivery %d: not found", d.MessageID, d.ID)
 			}
-			d.Merge.Message = messages[d.MessageID]
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE dispatch_deliveries SET status = 'sending', lease_until = ?, attempts = attempts + 1, updated_at = ?
 			WHERE id IN (`+placeholders(len(ids))+`)`, append([]any{now.Add(lease).UnixMilli(), nowMS}, ids...)...)
@@ -292,6 +290,32 @@ func (s *DispatchService) ClaimDeliveries(ctx context.Context, now time.Time, le
 		return nil, err
 	}
 	return out, nil
+}
+
+// loadMessages reads the messages of deliveries by id.
+func loadMessages(ctx context.Context, tx *sql.Tx, deliveries []*answerdesk.ClaimedDelivery) (map[int64]*answerdesk.Message, error) {
+	var ids []any
+	seen := map[int64]bool{}
+	for _, d := range deliveries {
+		if !seen[d.MessageID] {
+			seen[d.MessageID] = true
+			ids = append(ids, d.MessageID)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m WHERE m.id IN (`+placeholders(len(ids))+`)`, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("load the messages of %d deliveries: %w", len(deliveries), err)
+	}
+	defer rows.Close()
+	out := make(map[int64]*answerdesk.Message, len(ids))
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("load the messages of %d deliveries: %w", len(deliveries), err)
+		}
+		out[m.ID] = m
+	}
+	return out, rows.Err()
 }
 
 // RecordDeliveryOutcomes stores each attempt and settles its delivery; a delivered one
