@@ -55,6 +55,8 @@ type DB struct {
 	// probe caches verified API tokens on PostgreSQL while the auth version is unchanged,
 	// and reads data versions for concurrent requests together (versionprobe.go).
 	probe *versionProbe
+	// group commits concurrent message creates together on SQLite (groupcommit.go).
+	group groupCommit
 	// synchronous is the writer's PRAGMA synchronous mode (SynchronousFull or
 	// SynchronousNormal), which writes of throwaway state lower for themselves.
 	synchronous string
