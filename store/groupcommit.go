@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 )
 
 // groupCommit runs concurrent write transactions on SQLite as one transaction, each in a
@@ -12,28 +11,18 @@ import (
 // all. SQLite has one writer connection: concurrent message creates queued for it and each
 // paid for its own commit, about a fifth of the server's CPU under a load of creates.
 //
-// The first caller to find no group running leads: it takes every transaction queued, runs
-// them one after the other in one database transaction and commits; then it hands the lead
-// to the first caller that queued meanwhile. A transaction whose fn fails is rolled back to
-// its savepoint and gets its error; the others still commit. A failed commit is every
-// member's error. So each caller sees what it would alone: its writes are committed when
-// it returns nil, and never when it returns an error. Members of a group see the writes
-// of the members before them in it, which are committed with theirs or not at all.
-type groupCommit struct {
-	mu      sync.Mutex
-	queue   []*groupMember
-	running bool
-	groups  uint64 // transactions run (read by the tests)
-}
+// A batcher groups them. A transaction whose fn fails is rolled back to its savepoint and
+// gets its error; the others still commit. A failed commit is every member's error. So each
+// caller sees what it would alone: its writes are committed when it returns nil, and never
+// when it returns an error. Members of a group see the writes of the members before them in
+// it, which are committed with theirs or not at all.
+type groupCommit = batcher[*groupMember]
 
 // groupMember is one caller's transaction.
 type groupMember struct {
 	ctx context.Context
 	fn  func(*sql.Tx) error
 	err error
-	// ch receives true when the member is to lead the next group, false when its
-	// transaction has ended (err is set).
-	ch chan bool
 }
 
 // txGrouped is txReadCommitted whose transactions SQLite commits in groups (groupCommit).
@@ -42,34 +31,8 @@ func (db *DB) txGrouped(ctx context.Context, fn func(*sql.Tx) error) error {
 	if db.d.postgres {
 		return db.txReadCommitted(ctx, fn)
 	}
-	g := &db.group
-	m := &groupMember{ctx: ctx, fn: fn, ch: make(chan bool, 1)}
-	g.mu.Lock()
-	g.queue = append(g.queue, m)
-	lead := !g.running
-	g.running = true
-	g.mu.Unlock()
-	if !lead && !<-m.ch {
-		return m.err
-	}
-	g.mu.Lock()
-	batch := g.queue
-	g.queue = nil
-	g.groups++
-	g.mu.Unlock()
-	db.runGroup(batch)
-	g.mu.Lock()
-	if len(g.queue) > 0 {
-		g.queue[0].ch <- true
-	} else {
-		g.running = false
-	}
-	g.mu.Unlock()
-	for _, o := range batch {
-		if o != m {
-			o.ch <- false
-		}
-	}
+	m := &groupMember{ctx: ctx, fn: fn}
+	db.group.do(m, db.runGroup)
 	return m.err
 }
 

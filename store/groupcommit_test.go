@@ -52,9 +52,9 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("transaction %d: error %v, row kept %v", i, err, exists)
 		}
 	}
-	t.Logf("%d transactions in %d commits", n, db.group.groups)
-	if db.group.groups >= n {
-		t.Errorf("%d commits for %d concurrent transactions: none grouped", db.group.groups, n)
+	t.Logf("%d transactions in %d commits", n, db.group.count())
+	if db.group.count() >= n {
+		t.Errorf("%d commits for %d concurrent transactions: none grouped", db.group.count(), n)
 	}
 	// The group is idle again: the next transaction leads one of its own.
 	if err := db.txGrouped(ctx, func(tx *sql.Tx) error {

@@ -23,22 +23,19 @@ import (
 // commit that ended before: a revoked token, a disabled user, a changed membership or a new
 // message is seen by the very next request on every replica, as without the cache.
 //
-// Concurrent requests share probes: a request registers its accounts for the next probe
-// and waits for it. When fewer than maxProbes run, a waiting request starts one for
-// everyone registered, so under load one round trip answers a batch of requests instead of
-// one (the token lookup's joins, per request) each. A request never takes the answer of a
-// probe that started before it arrived.
+// Concurrent requests share probes (a batcher): a request whose token is known queues its
+// accounts for the next probe; one probe runs at a time, for every request queued when it
+// starts. So under load one round trip answers a batch of requests instead of one (the
+// token lookup's joins, per request) each, and a request never takes the answer of a probe
+// that started before it arrived.
 //
 // A failed probe fails only its cache use: its requests make the token lookup themselves.
 type versionProbe struct {
-	db *DB
+	db      *DB
+	batcher batcher[*probeWaiter]
 
-	mu       sync.Mutex
-	cond     sync.Cond      // on mu: signalled when a probe ends
-	inflight int            // probes running
-	next     []*probeWaiter // registered for the probe that starts next
-	entries  map[string]probeEntry
-	probes   uint64 // probes run (read by the tests)
+	mu      sync.Mutex // guards entries
+	entries map[string]probeEntry
 }
 
 // probeEntry is one verified token.
@@ -48,31 +45,20 @@ type probeEntry struct {
 	lastUsed int64 // last_used_at in ms as the database has it after the lookup
 }
 
-// probeWaiter is one request's share of a probe: the accounts it asks for and, once the
-// probe has ended, its answer.
+// probeWaiter is one request's share of a probe: the accounts it asks for and its answer.
 type probeWaiter struct {
 	ids     []int64
 	all     bool // every account (an admin's data version)
-	taken   bool // a running probe answers it
-	done    bool
 	auth    int64
 	version int64
 	err     error
 }
 
-// maxProbes is how many probes may run at once. Two let a request arriving during a probe
-// start the next at once instead of at its end, but under 32 concurrent requests on 2
-// cores they served fewer requests than one (by id 19,300 a second against 21,200; the
-// smaller batches cost PostgreSQL more than the wait cost the requests).
-const maxProbes = 1
-
 // probeTimeout bounds one probe: it runs for everyone waiting, under no one request's context.
 const probeTimeout = 10 * time.Second
 
 func newVersionProbe(db *DB) *versionProbe {
-	p := &versionProbe{db: db, entries: map[string]probeEntry{}}
-	p.cond.L = &p.mu
-	return p
+	return &versionProbe{db: db, entries: map[string]probeEntry{}}
 }
 
 // entry returns the entry of hash.
@@ -98,32 +84,11 @@ func (p *versionProbe) put(hash []byte, e probeEntry) {
 // an admin), as read by a probe that started after the call.
 func (p *versionProbe) versions(c *answerdesk.Caller) (auth, version int64, err error) {
 	w := &probeWaiter{ids: c.AccountIDs, all: c.Admin}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.next = append(p.next, w)
-	for !w.done {
-		if w.taken || p.inflight >= maxProbes {
-			p.cond.Wait()
-			continue
-		}
-		batch := p.next
-		p.next = nil
-		for _, b := range batch {
-			b.taken = true
-		}
-		p.inflight++
-		p.probes++
-		p.mu.Unlock()
-		p.run(batch)
-		p.mu.Lock()
-		p.inflight--
-		p.cond.Broadcast()
-	}
+	p.batcher.do(w, p.run)
 	return w.auth, w.version, w.err
 }
 
-// run reads the versions of batch's accounts and answers each of its waiters, under p.mu
-// (the waiters read their answers under it once done is set).
+// run reads the versions of batch's accounts and answers each of its waiters.
 func (p *versionProbe) run(batch []*probeWaiter) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
@@ -136,10 +101,8 @@ func (p *versionProbe) run(batch []*probeWaiter) {
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	auth, sums, total, err := p.read(ctx, ids, all)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, w := range batch {
-		w.done, w.auth, w.err = true, auth, err
+		w.auth, w.err = auth, err
 		if err != nil {
 			continue
 		}

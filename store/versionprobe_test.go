@@ -44,11 +44,7 @@ func TestVersionProbe(t *testing.T) {
 		t.Helper()
 		return tokens.AuthenticateTokenVersion(ctx, plain)
 	}
-	probes := func() uint64 {
-		db.probe.mu.Lock()
-		defer db.probe.mu.Unlock()
-		return db.probe.probes
-	}
+	probes := db.probe.batcher.count
 	c, v, err := lookup(plain)
 	if err != nil || c.TokenID != tok.ID || !slices.Equal(c.AccountIDs, []int64{accounts[0].ID}) {
 		t.Fatalf("first lookup: %+v, %v", c, err)
@@ -167,9 +163,7 @@ func TestVersionProbeShared(t *testing.T) {
 	if want[0] == want[1] {
 		t.Fatalf("both accounts have version %d: the test could not tell them apart", want[0])
 	}
-	db.probe.mu.Lock()
-	before := db.probe.probes
-	db.probe.mu.Unlock()
+	before := db.probe.batcher.count()
 	const workers, each = 32, 50
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -192,9 +186,7 @@ func TestVersionProbeShared(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	db.probe.mu.Lock()
-	n := db.probe.probes - before
-	db.probe.mu.Unlock()
+	n := db.probe.batcher.count() - before
 	t.Logf("%d lookups, %d probes", workers*each, n)
 	if n == 0 || n >= workers*each {
 		t.Errorf("%d probes for %d concurrent lookups: none shared", n, workers*each)
