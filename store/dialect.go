@@ -46,8 +46,9 @@ import (
 //     lock makes a claim exclusive, and a transaction that later changes a claimed row waits
 //     for it (and, being SERIALIZABLE, runs again on what the claim wrote). Creating a
 //     message also runs at READ COMMITTED: it reads nothing it relies on, and its counter
-//     row (message_counts), which every create in the account and day updates, is then a
-//     queue instead of a serialization failure;
+//     and version rows (message_counts, data_versions), which creates in the account update
+//     too, are then at worst a short queue instead of a serialization failure (each is one
+//     of eight shards, by connection: migration 0025);
 //   - unique violations: SQLite's "UNIQUE constraint failed" text, PostgreSQL's SQLSTATE 23505;
 //   - backup: VACUUM INTO is SQLite's; PostgreSQL has pg_dump (Backup refuses);
 //   - pools: SQLite one writer connection and a query_only read pool; PostgreSQL one pool.

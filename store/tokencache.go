@@ -40,7 +40,8 @@ import (
 // directly, without database/sql's pool around it: one connection, one statement, one
 // caller at a time by construction.
 //
-// PostgreSQL has no such counter, and there the lookup stays one query per request.
+// PostgreSQL has no such counter; there versionprobe.go keeps tokens against a version the
+// database bumps on every change that matters to them.
 type tokenCache struct {
 	drv driver.Driver
 	dsn string

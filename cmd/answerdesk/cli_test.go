@@ -62,6 +62,8 @@ func TestCommandLineBehaves(t *testing.T) {
 		{"serve_trusted_proxy", []string{"serve", "--trusted-proxy", "nope"}, 2, "", "--trusted-proxy", ""},
 		{"serve_duration", []string{"serve", "--shutdown-timeout", "0s"}, 2, "", "--shutdown-timeout", ""},
 		{"serve_feature", []string{"serve", "--feature", "teleport"}, 2, "", "--feature", ""},
+		{"serve_db_max_conns", []string{"serve", "--db-max-conns", "-1"}, 2, "", "--db-max-conns \"-1\": want 0 (the default) to 1000", ""},
+		{"serve_db_conn_max_lifetime", []string{"serve", "--db-conn-max-lifetime", "-5m"}, 2, "", "--db-conn-max-lifetime", ""},
 		{"serve_pprof_addr_not_loopback", []string{"serve", "--pprof-addr", "0.0.0.0:6060"}, 2, "", "--pprof-addr \"0.0.0.0:6060\": want a loopback address", ""},
 		{"serve_pprof_addr_no_port", []string{"serve", "--pprof-addr", "127.0.0.1"}, 2, "", "--pprof-addr", ""},
 		{"bad_number_value", []string{"serve", "--public-rate-limit", "lots"}, 2, "", "--public-rate-limit: not a number", ""},
