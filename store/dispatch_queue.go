@@ -42,51 +42,53 @@ type planMethod struct {
 // are rendered by the dispatcher for each attempt. So the message's transaction writes a
 // few hundred bytes per method whatever the templates and the message hold.
 func planLevel(ctx context.Context, tx *sql.Tx, accountID, messageID int64, above int, now time.Time) (*levelPlan, error) {
+	// One statement (it runs in every message's transaction, where each statement is a
+	// round trip on PostgreSQL): the level, the budget already used and the methods still to
+	// come, whether a level follows and after how long, on every row; the level's methods,
+	// one a row, or one row of NULLs when it has none (or there is no level).
+	rows, err := tx.QueryContext(ctx, `WITH lvl AS (
+			SELECT coalesce(min(escalation_level), 0) AS level FROM on_call_contacts
+			WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL
+		), info AS (
+			SELECT lvl.level AS level,
+				(SELECT coalesce(sum(body_limit), 0) FROM dispatch_deliveries WHERE message_id = ?) AS used,
+				(SELECT count(*) FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
+				 WHERE c.account_id = ? AND c.escalation_level >= lvl.level AND c.deleted_at IS NULL AND d.disabled_at IS NULL) AS to_come,
+				(SELECT count(*) FROM on_call_contacts WHERE account_id = ? AND escalation_level > lvl.level AND deleted_at IS NULL) AS further,
+				coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
+				 WHERE account_id = ? AND escalation_level = lvl.level AND deleted_at IS NULL), ?) AS min_after
+			FROM lvl
+		)
+		SELECT info.level, info.used, info.to_come, info.further, info.min_after, c.id, d.id, d.url, d.warnings
+		FROM info LEFT JOIN on_call_contacts c ON c.account_id = ? AND c.escalation_level = info.level AND info.level > 0 AND c.deleted_at IS NULL
+		LEFT JOIN delivery_methods d ON d.contact_id = c.id AND d.disabled_at IS NULL
+		ORDER BY c.id, d.id`,
+		accountID, above, messageID, accountID, accountID, accountID, answerdesk.DefaultEscalateAfterMinutes, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("plan escalation level above %d: %w", above, err)
+	}
+	defer rows.Close()
 	p := &levelPlan{}
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(min(escalation_level), 0) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`, accountID, above).Scan(&p.level)
-	if err != nil {
-		return nil, fmt.Errorf("find escalation level: %w", err)
-	}
-	if p.level == 0 {
-		return p, nil
-	}
 	var used int64
-	var methodsToCome int
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(sum(body_limit), 0) FROM dispatch_deliveries WHERE message_id = ?),
-		(SELECT count(*) FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
-		 WHERE c.account_id = ? AND c.escalation_level >= ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL)`,
-		messageID, accountID, p.level).Scan(&used, &methodsToCome); err != nil {
-		return nil, fmt.Errorf("find the payload budget of message %d: %w", messageID, err)
-	}
-	p.share = answerdesk.PayloadShare(used, methodsToCome)
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, d.id, d.url, d.warnings
-		FROM on_call_contacts c JOIN delivery_methods d ON d.contact_id = c.id
-		WHERE c.account_id = ? AND c.escalation_level = ? AND c.deleted_at IS NULL AND d.disabled_at IS NULL
-		ORDER BY c.id, d.id`, accountID, p.level)
-	if err != nil {
-		return nil, fmt.Errorf("load level %d contacts: %w", p.level, err)
-	}
+	var toCome, further, minAfter int
 	for rows.Next() {
-		var pm planMethod
-		if err := rows.Scan(&pm.contactID, &pm.methodID, &pm.url, &pm.warnings); err != nil {
-			rows.Close()
+		var contactID, methodID *int64
+		var url, warnings *string
+		if err := rows.Scan(&p.level, &used, &toCome, &further, &minAfter, &contactID, &methodID, &url, &warnings); err != nil {
 			return nil, fmt.Errorf("scan delivery method: %w", err)
 		}
-		p.methods = append(p.methods, pm)
+		if methodID != nil {
+			p.methods = append(p.methods, planMethod{contactID: *contactID, methodID: *methodID, url: *url, warnings: *warnings})
+		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("plan escalation level above %d: %w", above, err)
 	}
+	if p.level == 0 {
+		return &levelPlan{}, nil
+	}
+	p.share = answerdesk.PayloadShare(used, toCome)
 	// The level waits for the shortest escalate_after_minutes of its contacts, if a level follows.
-	var minAfter, further int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce((SELECT min(escalate_after_minutes) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level = ? AND deleted_at IS NULL), ?) FROM on_call_contacts
-		WHERE account_id = ? AND escalation_level > ? AND deleted_at IS NULL`,
-		accountID, p.level, answerdesk.DefaultEscalateAfterMinutes, accountID, p.level).Scan(&further, &minAfter); err != nil {
-		return nil, fmt.Errorf("find next escalation: %w", err)
-	}
 	if further > 0 {
 		at := now.Add(time.Duration(minAfter) * time.Minute).UnixMilli()
 		p.next = &at
