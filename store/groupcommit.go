@@ -21,15 +21,19 @@ type groupCommit = batcher[*groupMember]
 // groupMember is one caller's transaction.
 type groupMember struct {
 	ctx context.Context
-	fn  func(*sql.Tx) error
+	fn  func(context.Context, *sql.Tx) error
 	err error
 }
 
 // txGrouped is txReadCommitted whose transactions SQLite commits in groups (groupCommit).
-// fn must not begin or end savepoints of its own.
-func (db *DB) txGrouped(ctx context.Context, fn func(*sql.Tx) error) error {
+// fn must not begin or end savepoints of its own, and must run its statements under the
+// context it is given: on SQLite that context is not cancelled once fn has started,
+// because SQLite rolls back the whole transaction when a write statement is interrupted,
+// which would fail the other members of the group with it. A caller that goes away before
+// its turn gets its context's error and writes nothing.
+func (db *DB) txGrouped(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	if db.d.postgres {
-		return db.txReadCommitted(ctx, fn)
+		return db.txReadCommitted(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
 	}
 	m := &groupMember{ctx: ctx, fn: fn}
 	db.group.do(m, db.runGroup)
@@ -95,5 +99,5 @@ func (m *groupMember) run(tx *sql.Tx) (err error) {
 	if err := m.ctx.Err(); err != nil {
 		return err
 	}
-	return m.fn(tx)
+	return m.fn(context.WithoutCancel(m.ctx), tx)
 }

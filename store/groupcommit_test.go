@@ -25,7 +25,7 @@ func TestGroupCommit(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = db.txGrouped(ctx, func(tx *sql.Tx) error {
+			errs[i] = db.txGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO service_meta (name, value) VALUES (?, 'x')`, fmt.Sprint("k", i)); err != nil {
 					return err
 				}
@@ -56,8 +56,35 @@ func TestGroupCommit(t *testing.T) {
 	if db.group.count() >= n {
 		t.Errorf("%d commits for %d concurrent transactions: none grouped", db.group.count(), n)
 	}
+	// A caller that goes away while its fn runs: fn's context is not cancelled, so its
+	// statements (and its group) finish and commit. One gone before its turn writes nothing.
+	exists := func(name string) bool {
+		var ok bool
+		if err := db.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM service_meta WHERE name = ?)`, name).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	midway, cancel := context.WithCancel(ctx)
+	err = db.txGrouped(midway, func(ctx context.Context, tx *sql.Tx) error {
+		cancel()
+		_, err := tx.ExecContext(ctx, `INSERT INTO service_meta (name, value) VALUES ('midway', 'x')`)
+		return err
+	})
+	if err != nil || !exists("midway") {
+		t.Errorf("cancelled while running: %v, row kept %v", err, exists("midway"))
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	err = db.txGrouped(gone, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO service_meta (name, value) VALUES ('gone', 'x')`)
+		return err
+	})
+	if !errors.Is(err, context.Canceled) || exists("gone") {
+		t.Errorf("cancelled before its turn: %v, row kept %v", err, exists("gone"))
+	}
 	// The group is idle again: the next transaction leads one of its own.
-	if err := db.txGrouped(ctx, func(tx *sql.Tx) error {
+	if err := db.txGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO service_meta (name, value) VALUES ('last', 'x')`)
 		return err
 	}); err != nil {

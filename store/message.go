@@ -332,7 +332,7 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		}
 	}
 	var m *answerdesk.Message
-	err = s.db.txGrouped(ctx, func(tx *sql.Tx) error {
+	err = s.db.txGrouped(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// The message's first escalation level is read before it is written, so that the
 		// row goes in whole, with its deliveries after it, in its transaction (the outbox
 		// pattern: a message that exists has its deliveries, whatever happens to the process
