@@ -39,6 +39,10 @@ type Options struct {
 	Now        time.Time // anchor of "the last 60 days"; zero means db.Now()
 	Messages   int       // default 500; negative means none
 	Recordings int       // default 200; negative means none; at most one per call message
+	// ReceiverURL is where the demo's on-call contact pushes account 1001's messages: the
+	// demo receiver of the server being seeded (serve --demo). Empty: an address that does
+	// not resolve, so that deliveries fail and retry.
+	ReceiverURL string
 }
 
 // Credentials are what a seeded database offers a new user.
@@ -124,7 +128,7 @@ func Seed(ctx context.Context, db *store.DB, opts Options) (*Credentials, error)
 	})
 	if err != nil || seeded {
 		if err == nil {
-			err = seedThroughServices(ctx, db, db.Now().UTC()) // a database seeded before these existed
+			err = seedThroughServices(ctx, db, db.Now().UTC(), opts.ReceiverURL) // a database seeded before these existed
 		}
 		return creds, err
 	}
@@ -187,7 +191,7 @@ func Seed(ctx context.Context, db *store.DB, opts Options) (*Credentials, error)
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
-	if err := seedThroughServices(ctx, db, now); err != nil {
+	if err := seedThroughServices(ctx, db, now, opts.ReceiverURL); err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
 	}
 	return creds, nil

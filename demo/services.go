@@ -1,7 +1,9 @@
 package demo
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -37,22 +39,25 @@ var demoToDos = []struct{ owner, body string }{
 
 // seedThroughServices creates the demo data that goes through the services' own rules:
 // To Dos and the on-call contact. Each part is skipped when it exists.
-func seedThroughServices(ctx context.Context, db *store.DB, now time.Time) error {
+func seedThroughServices(ctx context.Context, db *store.DB, now time.Time, receiverURL string) error {
 	if err := seedToDos(ctx, db, now); err != nil {
 		return err
 	}
-	return seedOnCallContact(ctx, db)
+	return seedOnCallContact(ctx, db, receiverURL)
 }
 
 // demoContact is the demo's on-call contact: an external_api method of account 1001 that
-// maps the message onto the fields a receiver would expect.
+// maps the message onto the fields a receiver would expect; %s is its URL.
 const demoContact = `{"account_number": "1001", "name": "Acme dispatch board", "escalation_level": 1,
-	"delivery_methods": [{"type": "external_api", "url": "https://hooks.acme.example/answerdesk/messages", "payload_type": "JSON",
+	"delivery_methods": [{"type": "external_api", "url": %s, "payload_type": "JSON",
 	"data": [{"field": "message_id", "value": "{{message.id}}"}, {"field": "caller", "value": "{{message.first_name}} {{message.last_name}}"},
 	{"field": "callback", "value": "{{message.answers.Callback number}}"}, {"field": "text", "value": "{{message.content}}"},
 	{"field": "account", "value": "{{account.name}} ({{account.number}})"}]}]}`
 
-func seedOnCallContact(ctx context.Context, db *store.DB) error {
+// unresolvableReceiver is the demo contact's URL when no receiver is given.
+const unresolvableReceiver = "https://hooks.acme.example/answerdesk/messages"
+
+func seedOnCallContact(ctx context.Context, db *store.DB, receiverURL string) error {
 	if has, err := db.HasOnCallContacts(ctx); err != nil || has {
 		return err
 	}
@@ -64,7 +69,11 @@ func seedOnCallContact(ctx context.Context, db *store.DB) error {
 	if err != nil {
 		return err
 	}
-	in, err := answerdesk.ParseOnCallContactCreate([]byte(demoContact))
+	url, err := json.Marshal(cmp.Or(receiverURL, unresolvableReceiver))
+	if err != nil {
+		return err
+	}
+	in, err := answerdesk.ParseOnCallContactCreate(fmt.Appendf(nil, demoContact, url))
 	if err != nil {
 		return fmt.Errorf("demo on-call contact: %w", err)
 	}

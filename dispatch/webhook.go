@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -135,9 +136,10 @@ type WebhookClient struct {
 // loopback and private (RFC 1918, ULA) destinations through, never link-local or cloud
 // metadata. The check runs on the resolved address of each connection, so a name that
 // resolves to a public address when configured and to a private one later (DNS rebinding)
-// is still refused.
-func NewWebhookClient(version string, allowPrivate bool) *WebhookClient {
-	return newWebhookClient(version, webhookGuard(allowPrivate), nil)
+// is still refused. The addresses of self are let through whatever they are: the server's
+// own listener, for the demo's receiver (serve --demo), and nothing else on its host.
+func NewWebhookClient(version string, allowPrivate bool, self ...netip.AddrPort) *WebhookClient {
+	return newWebhookClient(version, webhookGuard(allowPrivate, self...), nil)
 }
 
 // NewFetchClient returns the client that fetches recordings from the phone system's media
@@ -178,13 +180,16 @@ var metadataPrefixes = []netip.Prefix{netip.MustParsePrefix("fd00:ec2::/32")}
 // webhookGuard returns the net.Dialer Control refusing non-public addresses (with
 // allowPrivate, those outside privatePrefixes, and metadataPrefixes). Any port is allowed:
 // customer endpoints are not limited to 80 and 443.
-func webhookGuard(allowPrivate bool) func(network, address string, _ syscall.RawConn) error {
+func webhookGuard(allowPrivate bool, self ...netip.AddrPort) func(network, address string, _ syscall.RawConn) error {
 	opts := []ssrf.Option{ssrf.WithAnyPort()}
 	if allowPrivate {
 		opts = append(opts, ssrf.WithAllowedV4Prefixes(privatePrefixes.v4...), ssrf.WithAllowedV6Prefixes(privatePrefixes.v6...))
 	}
 	g := ssrf.New(opts...)
 	return func(network, address string, c syscall.RawConn) error {
+		if ap, err := netip.ParseAddrPort(address); err == nil && slices.Contains(self, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())) {
+			return nil
+		}
 		err := g.Safe(network, address, c)
 		if ap, perr := netip.ParseAddrPort(address); err == nil && perr == nil {
 			for _, p := range metadataPrefixes {

@@ -734,3 +734,26 @@ func TestWebhookErrorSummary(t *testing.T) {
 		t.Errorf("summary of a response %q", got)
 	}
 }
+
+// TestWebhookGuardSelf: the addresses given as self (the server's own listener, for the
+// demo receiver) get through the guard; another service on loopback stays refused.
+func TestWebhookGuardSelf(t *testing.T) {
+	ok := func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }
+	self := httptest.NewServer(http.HandlerFunc(ok))
+	defer self.Close()
+	other := httptest.NewServer(http.HandlerFunc(ok))
+	defer other.Close()
+	selfAddr := netip.MustParseAddrPort(strings.TrimPrefix(self.URL, "http://"))
+	c := NewWebhookClient("v", false, selfAddr)
+	t.Cleanup(c.CloseIdleConnections)
+	ctx := context.Background()
+	if res := c.Send(ctx, &Webhook{ID: "1", URL: self.URL + "/demo/receiver", ContentType: "application/json", Body: []byte(`{}`)}); res.Err != nil || res.StatusCode != 204 {
+		t.Errorf("to self: %d %v", res.StatusCode, res.Err)
+	}
+	if res := c.Send(ctx, &Webhook{ID: "2", URL: other.URL + "/in", ContentType: "application/json", Body: []byte(`{}`)}); !errors.Is(res.Err, ErrWebhookRefused) {
+		t.Errorf("to another loopback port: %d %v, want refused", res.StatusCode, res.Err)
+	}
+	if res := NewWebhookClient("v", false).Send(ctx, &Webhook{ID: "3", URL: self.URL + "/demo/receiver", ContentType: "application/json", Body: []byte(`{}`)}); !errors.Is(res.Err, ErrWebhookRefused) {
+		t.Errorf("to self without being told: %d %v, want refused", res.StatusCode, res.Err)
+	}
+}

@@ -86,6 +86,9 @@ type Server struct {
 	// cache's budget (DefaultPageCacheBytes when 0).
 	Versions       DataVersions
 	PageCacheBytes int64
+	// DemoReceiver, when set, serves /demo/receiver, where the demo's on-call contact
+	// pushes messages (serve --demo).
+	DemoReceiver *DemoReceiver
 	// RemoteStore: the store is a database server (PostgreSQL), where the token and
 	// version lookups are network round trips that must stop when the request does.
 	RemoteStore bool
@@ -135,6 +138,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Session != nil {
 		s.keysRoutes(r)
+	}
+	if s.DemoReceiver != nil {
+		s.DemoReceiver.routes(s, r)
 	}
 	if s.Twilio.AuthToken != "" && s.Twilio.Fetches != nil {
 		s.hookRoutes(r)

@@ -94,6 +94,33 @@ func TestServeBinary(t *testing.T) {
 	if err := json.Unmarshal(body, &list); err != nil || resp.StatusCode != 200 || len(list.Data) != 2 || list.Meta.Total < 250 {
 		t.Fatalf("demo list: %d %s", resp.StatusCode, body)
 	}
+	// The demo's on-call contact pushes to the server's own demo receiver: a new message is
+	// delivered without any network, and the receiver shows what it took.
+	req, _ = http.NewRequest("POST", "http://"+addr+"/api/v2/messages", strings.NewReader(`{"message": {"content": "Dana called about a leak"}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("create a message: %d", resp.StatusCode)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/demo/receiver")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 200 && strings.Contains(string(body), `"text":"Dana called about a leak"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo receiver did not get the message: %d %s\n%s", resp.StatusCode, body, srv.output())
+		}
+	}
 	// ANSWERDESK_METRICS_TOKEN guards /metrics.
 	for _, tc := range []struct {
 		auth   string

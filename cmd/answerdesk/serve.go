@@ -44,6 +44,7 @@ type serveConfig struct {
 	dbSynchronous        string
 	dbMaxConns           int
 	dbConnMaxLifetime    time.Duration
+	demoReceiver         netip.AddrPort // with --demo: this server's own address (ownAddress)
 	dispatchLease        time.Duration
 	features             stringList
 	publicRateLimit      int
@@ -152,13 +153,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.baseURL = strings.TrimRight(cfg.baseURL, "/")
 
+	if cfg.demo {
+		cfg.demoReceiver = ownAddress(ln)
+	}
 	m, err := openApp(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	if cfg.demo {
-		creds, err := demo.Seed(ctx, m.DB, demo.Options{})
+		creds, err := demo.Seed(ctx, m.DB, demo.Options{ReceiverURL: "http://" + cfg.demoReceiver.String() + "/demo/receiver"})
 		if err != nil {
 			return fmt.Errorf("seed demo data: %w", err)
 		}
@@ -258,7 +262,7 @@ func openApp(ctx context.Context, cfg serveConfig, logger *slog.Logger) (*app.Ma
 		AudioStore: audioStore, AudioKind: audioKind, MaxAudioBytes: cfg.maxAudioBytes, AudioRedirect: cfg.audioRedirect,
 		DB: cfg.db, DBSynchronous: cfg.dbSynchronous, DBPool: store.Pool{MaxConns: cfg.dbMaxConns, MaxLifetime: cfg.dbConnMaxLifetime}, BaseURL: cfg.baseURL, Key: key, Logger: logger, Version: version,
 		Content: content.Embedded(), Public: public, PublicRateLimit: cfg.publicRateLimit, ClientLimits: true,
-		DispatchAllowPrivate: cfg.dispatchAllowPrivate, OAuthAllowPrivate: cfg.oauthAllowPrivate,
+		DispatchAllowPrivate: cfg.dispatchAllowPrivate, DemoReceiver: cfg.demoReceiver, OAuthAllowPrivate: cfg.oauthAllowPrivate,
 		DispatchLease: cfg.dispatchLease, Features: cfg.features,
 		AudioRetention: cfg.audioRetention, RecordingRetention: cfg.recordingRetention,
 		LLMURL: cfg.llmURL, LLMModel: cfg.llmModel, LLMKey: os.Getenv("ANSWERDESK_LLM_KEY"),
@@ -642,4 +646,18 @@ func loopbackAddr(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
+}
+
+// ownAddress is the address at which this process reaches its own listener: the listener's
+// address, or 127.0.0.1 at its port when it listens on every address (Go's "tcp" listener
+// on ":port" takes IPv4 too, and IPv6 may be off).
+func ownAddress(ln net.Listener) netip.AddrPort {
+	ap, err := netip.ParseAddrPort(ln.Addr().String())
+	if err != nil {
+		return netip.AddrPort{}
+	}
+	if ap.Addr().IsUnspecified() {
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 }

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"sync"
@@ -73,10 +74,13 @@ type Config struct {
 	// metadata fetches (ClientRegistrationLimit per hour).
 	ClientLimits bool
 
-	DispatchAllowPrivate bool          // dispatch may reach loopback and private addresses
-	OAuthAllowPrivate    bool          // client metadata may be fetched from them
-	DispatchLease        time.Duration // default one minute
-	Features             []string      // e.g. answerdesk.FeatureAIOutboundCall
+	DispatchAllowPrivate bool // dispatch may reach loopback and private addresses
+	// DemoReceiver, when valid, is this server's own listening address: /demo/receiver is
+	// served, and dispatch may reach that address (and no other private one) for it.
+	DemoReceiver      netip.AddrPort
+	OAuthAllowPrivate bool          // client metadata may be fetched from them
+	DispatchLease     time.Duration // default one minute
+	Features          []string      // e.g. answerdesk.FeatureAIOutboundCall
 	// AudioStore is where new recording audio goes, of kind AudioKind (answerdesk.AudioStoreFile
 	// or AudioStoreS3); nil is the database. MaxAudioBytes bounds an ingested file (default
 	// answerdesk.DefaultMaxAudioBytes); AudioRedirect answers audio links with the store's
@@ -264,7 +268,12 @@ func (m *Main) openWorkers(cfg Config) error {
 	if cfg.DispatchAllowPrivate {
 		logger.Warn("dispatch may reach loopback and private addresses (--dispatch-allow-private)")
 	}
-	m.Dispatcher = &dispatch.Dispatcher{Queue: m.Dispatch, Client: dispatch.NewWebhookClient(cfg.Version, cfg.DispatchAllowPrivate),
+	var self []netip.AddrPort
+	if cfg.DemoReceiver.IsValid() {
+		self = append(self, cfg.DemoReceiver)
+		logger.Info("dispatch may reach this server's own address for the demo receiver", "addr", cfg.DemoReceiver.String())
+	}
+	m.Dispatcher = &dispatch.Dispatcher{Queue: m.Dispatch, Client: dispatch.NewWebhookClient(cfg.Version, cfg.DispatchAllowPrivate, self...),
 		Lease: cfg.DispatchLease, Logger: logger}
 	m.Dispatch.OnChange = m.Dispatcher.Wake
 	m.Messages.OnCreate = m.Dispatcher.Wake
@@ -294,6 +303,7 @@ func (m *Main) openOAuth(cfg Config) {
 // openREST makes the HTTP server over the services.
 func (m *Main) openREST(cfg Config) {
 	m.Rest = &rest.Server{
+		DemoReceiver:  demoReceiver(cfg),
 		Messages:      m.Messages,
 		Recordings:    m.Recordings,
 		Ingest:        m.Recordings,
@@ -526,4 +536,12 @@ func newScheduler(cfg Config, queue answerdesk.ToDoQueue, logger *slog.Logger) (
 		logger.Info("sms and call To Dos go over the Twilio API", "base_url", cfg.Twilio.BaseURL)
 	}
 	return s, nil
+}
+
+// demoReceiver is the demo receiver when cfg asks for one, else nil.
+func demoReceiver(cfg Config) *rest.DemoReceiver {
+	if !cfg.DemoReceiver.IsValid() {
+		return nil
+	}
+	return rest.NewDemoReceiver()
 }
