@@ -47,7 +47,7 @@ PG_SUITES ?= ./rest/ ./mcp/ ./dispatch/ ./oauth/
 NORACE    := internal/badinput search demo
 CORPUS    := ./internal/badinput/
 PG_URL     = $$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')
-test-go: chromium-optional postgres-optional ## the Go tests, with the race detector but for three packages (on SQLite and PostgreSQL)
+test-go: chromium-optional deploy-tools-optional postgres-optional ## the Go tests, with the race detector but for three packages (on SQLite and PostgreSQL)
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" \
 		$(GO) test -race -count=1 -timeout 9m $$($(GO) list ./... | grep -v -E '/($(subst $(space),|,$(NORACE)))$$')
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" $(GO) test -count=1 -timeout 5m $(addprefix ./,$(addsuffix /,$(NORACE)))
@@ -113,6 +113,24 @@ chromium-optional:
 		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
 		echo ""; \
 	}
+
+# Debian's nginx and caddy, for the test that validates deploy/ (nginx -t, caddy validate):
+# the packages are downloaded and unpacked under bin/tools, never installed, so no service
+# starts. "make test" tries it first and goes on without them: that test then skips (or
+# fails when CI=true).
+TOOLS := bin/tools
+.PHONY: deploy-tools deploy-tools-optional
+deploy-tools: ## unpack Debian's nginx and caddy under bin/tools for the deploy/ validation
+	@test -x $(TOOLS)/usr/sbin/nginx -a -x $(TOOLS)/usr/bin/caddy || { \
+		set -e; mkdir -p $(TOOLS)/debs; cd $(TOOLS)/debs; \
+		apt-get download nginx caddy >/dev/null 2>&1 || { \
+			sudo=; if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then sudo=sudo; fi; \
+			$$sudo apt-get update >/dev/null && apt-get download nginx caddy; }; \
+		for f in *.deb; do dpkg -x $$f ..; done; }
+	@test -x $(TOOLS)/usr/sbin/nginx -a -x $(TOOLS)/usr/bin/caddy || { echo "deploy-tools: nginx or caddy is still missing"; exit 1; }
+
+deploy-tools-optional:
+	@$(MAKE) --no-print-directory deploy-tools || echo "!!! WARNING: no nginx or caddy: the validation of deploy/ will be SKIPPED (it fails when CI=true)."
 
 # PostgreSQL for the tests: the server at ANSWERDESK_TEST_POSTGRES (default PG_DEFAULT, the
 # local one) when it answers; otherwise Debian's postgresql, installed with apt when missing

@@ -1,6 +1,14 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // unitDirectives parses a systemd unit file into directive: values (continuation lines
@@ -186,5 +195,96 @@ func TestHealthcheckCommand(t *testing.T) {
 	status = http.StatusOK
 	if _, errOut, code := runExit(t, "", "healthcheck"); code != 0 {
 		t.Fatalf("from ANSWERDESK_ADDR: %d %s", code, errOut)
+	}
+}
+
+// deployTool returns the path of a validator unpacked by "make deploy-tools" (under
+// bin/tools) or found on PATH; without it the test skips, or fails when CI=true.
+func deployTool(t *testing.T, unpacked, name string) string {
+	t.Helper()
+	if p, err := filepath.Abs(filepath.Join("../../bin/tools", unpacked)); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	msg := name + " is missing: run make deploy-tools"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip("!!! SKIPPED: " + msg)
+	return ""
+}
+
+// TestDeployFilesValidate runs the proxies' own checks on deploy/: nginx -t (Debian 12's
+// nginx 1.22, the oldest the file supports) and caddy validate. TestSystemdUnit runs
+// systemd-analyze verify on the unit.
+func TestDeployFilesValidate(t *testing.T) {
+	t.Run("nginx", func(t *testing.T) {
+		nginx := deployTool(t, "usr/sbin/nginx", "nginx")
+		dir := t.TempDir()
+		// The certificates the file names are certbot's: a self-signed pair stands in.
+		cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+		writeSelfSigned(t, cert, key)
+		raw, err := os.ReadFile("../../deploy/nginx.conf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := strings.NewReplacer("/etc/letsencrypt/live/answerdesk.example.com/fullchain.pem", cert,
+			"/etc/letsencrypt/live/answerdesk.example.com/privkey.pem", key).Replace(string(raw))
+		site := filepath.Join(dir, "answerdesk.conf")
+		if err := os.WriteFile(site, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// The main file as Debian's includes a conf.d file, with every path in dir.
+		var main strings.Builder
+		fmt.Fprintf(&main, "pid %s/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n", dir)
+		for _, temp := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
+			fmt.Fprintf(&main, "  %s_temp_path %s/%s;\n", temp, dir, temp)
+		}
+		fmt.Fprintf(&main, "  access_log off;\n  include %s;\n}\n", site)
+		mainPath := filepath.Join(dir, "nginx.conf")
+		if err := os.WriteFile(mainPath, []byte(main.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(nginx, "-t", "-p", dir, "-c", mainPath, "-e", "stderr").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "test is successful") {
+			t.Fatalf("nginx -t: %v\n%s", err, out)
+		}
+	})
+	t.Run("caddy", func(t *testing.T) {
+		caddy := deployTool(t, "usr/bin/caddy", "caddy")
+		cmd := exec.Command(caddy, "validate", "--config", "../../deploy/Caddyfile", "--adapter", "caddyfile")
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Valid configuration") {
+			t.Fatalf("caddy validate: %v\n%s", err, out)
+		}
+	})
+}
+
+// writeSelfSigned writes a throwaway self-signed certificate and its key as PEM files.
+func writeSelfSigned(t *testing.T, certPath, keyPath string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "answerdesk.example.com"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"answerdesk.example.com"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
