@@ -29,8 +29,7 @@ import (
 	"time"
 
 	"github.com/answerdesk/answerdesk"
-	"modernc.org/sqlite"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver the read pools open
 )
 
 //go:embed migrations/*.sql

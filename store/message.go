@@ -321,11 +321,14 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 			return nil, fmt.Errorf("encode answers: %w", err)
 		}
 	}
-	now := s.db.now().UnixMilli()
+	created := s.db.now()
+	now := created.UnixMilli()
+	// escalation_level_id (index 6) and next_escalation_at (index 13) are the request's until
+	// the transaction plans the first level.
 	cols := []string{"uuid", "account_id", "user_id", "content", "status", "origin", "escalation_level_id", "is_emergency",
-		"answers", "created_at", "updated_at", "message_received_date", "call_id"}
+		"answers", "created_at", "updated_at", "message_received_date", "call_id", "next_escalation_at"}
 	args := []any{uuid.NewString(), acct.ID, c.UserID, req.Content, answerdesk.StatusNew, req.Origin, req.EscalationLevelID, req.IsEmergency,
-		string(answers), now, now, now, req.CallID}
+		string(answers), now, now, now, req.CallID, nil}
 	for _, name := range answerdesk.MessageStringFields() {
 		if v, ok := req.Strings[name]; ok {
 			cols, args = append(cols, name), append(args, v)
@@ -342,20 +345,20 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		if req.EscalationLevelID != nil {
 			above = int(*req.EscalationLevelID) - 1
 		}
-		plan, err := planLevel(ctx, tx, acct.ID, 0, above, s.db.now())
+		plan, err := planLevel(ctx, tx, acct.ID, 0, above, created)
 		if err != nil {
 			return err
 		}
-		cols, args := cols, args
+		args := args
 		if plan.level > 0 {
-			cols, args = setColumn(cols, args, "escalation_level_id", int64(plan.level))
-			cols, args = append(cols, "next_escalation_at"), append(args, plan.next)
+			args = slices.Clone(args)
+			args[6], args[13] = int64(plan.level), plan.next
 		}
 		var id int64
 		if err := tx.QueryRowContext(ctx, `INSERT INTO messages (`+strings.Join(cols, ", ")+`) VALUES (`+placeholders(len(cols))+`) RETURNING id`, args...).Scan(&id); err != nil {
 			return fmt.Errorf("insert message: %w", err)
 		}
-		if err := plan.enqueue(ctx, tx, acct.ID, id, s.db.now()); err != nil {
+		if err := plan.enqueue(ctx, tx, acct.ID, id, created); err != nil {
 			return err
 		}
 		m, err = s.find(ctx, tx, c, strconv.FormatInt(id, 10))
@@ -368,16 +371,6 @@ func (s *MessageService) CreateMessage(ctx context.Context, c *answerdesk.Caller
 		s.OnCreate()
 	}
 	return m, nil
-}
-
-// setColumn sets column's value in an INSERT's columns and values, adding it if absent.
-func setColumn(cols []string, args []any, column string, v any) ([]string, []any) {
-	if i := slices.Index(cols, column); i >= 0 {
-		args = slices.Clone(args)
-		args[i] = v
-		return cols, args
-	}
-	return append(slices.Clone(cols), column), append(slices.Clone(args), v)
 }
 
 // update applies set (an UPDATE's SET and WHERE tail, given the message id as its last

@@ -19,7 +19,15 @@ func newTokenCacheDB(t testing.TB) (*DB, *TokenService, int64, string) {
 	}
 	t.Cleanup(func() { db.Close() })
 	createTestAccounts(t, db, "1001")
-	u, err := NewUserService(db).CreateUser(ctx, &answerdesk.UserCreate{Email: "one@example.com", AccountNumbers: []string{"1001"}})
+	_, tokens, tok, plain := createTestToken(t, db, "one@example.com", "1001")
+	return db, tokens, tok.ID, plain
+}
+
+// createTestToken creates a user of the accounts numbered and an API token of theirs.
+func createTestToken(t testing.TB, db *DB, email string, accounts ...string) (*answerdesk.User, *TokenService, *answerdesk.Token, string) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := NewUserService(db).CreateUser(ctx, &answerdesk.UserCreate{Email: email, AccountNumbers: accounts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +36,7 @@ func newTokenCacheDB(t testing.TB) (*DB, *TokenService, int64, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db, tokens, tok.ID, plain
+	return u, tokens, tok, plain
 }
 
 // TestTokenCache: a lookup is served from the cache while the database is unchanged, not

@@ -24,15 +24,7 @@ func TestVersionProbe(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, testdb.Postgres, "")
 	accounts := createTestAccounts(t, db, "1001", "1002")
-	u, err := NewUserService(db).CreateUser(ctx, &answerdesk.UserCreate{Email: "one@example.com", AccountNumbers: []string{"1001"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := NewTokenService(db)
-	tok, plain, err := tokens.CreateToken(ctx, u.ID, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	u, tokens, tok, plain := createTestToken(t, db, "one@example.com", "1001")
 	other, err := Open(ctx, db.Path())
 	if err != nil {
 		t.Fatal(err)
@@ -137,17 +129,11 @@ func TestVersionProbeShared(t *testing.T) {
 	now := time.Now()
 	insertTestMessages(t, db, "1001", 3, 1, now)
 	insertTestMessages(t, db, "1002", 2, 1, now)
-	tokens := NewTokenService(db)
+	var tokens *TokenService
 	var plains []string
 	for i, acct := range []string{"1001", "1002"} {
-		u, err := NewUserService(db).CreateUser(ctx, &answerdesk.UserCreate{Email: []string{"a@example.com", "b@example.com"}[i], AccountNumbers: []string{acct}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, plain, err := tokens.CreateToken(ctx, u.ID, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
+		var plain string
+		_, tokens, _, plain = createTestToken(t, db, []string{"a@example.com", "b@example.com"}[i], acct)
 		plains = append(plains, plain)
 	}
 	want := make([]int64, len(plains))
