@@ -23,6 +23,7 @@ const (
 	seedHi     = 0x616e737765726465 // "answerde"
 	seedLo     = 0x736b2d64656d6f31 // "sk-demo1"
 	seedTokens = 0x746f6b656e73     // stream of the demo tokens, apart from the data
+	seedShow   = 0x73686f7763617365 // stream of the showcase messages, apart from the generated ones
 )
 
 // Demo data sizes and retention, the README's demo data.
@@ -179,14 +180,28 @@ func Seed(ctx context.Context, db *store.DB, opts Options) (*Credentials, error)
 			accts = append(accts, a)
 		}
 
+		shows := showcases
+		if nMessages < len(shows) {
+			shows = nil
+		}
 		msgs := make([]*seedMessage, 0, nMessages)
-		for _, s := range g.slots(accts, nMessages, demoDays, now) {
+		for _, s := range g.slots(accts, nMessages-len(shows), demoDays, now.Add(-showcaseLead)) {
 			msgs = append(msgs, g.message(s.acct, s.at, nowMS))
 		}
-		if err := insertMessages(ctx, b, msgs); err != nil {
+		sg := newShowcaseGen()
+		showMsgs, recorded := sg.showcaseMessages(accts, shows, now)
+		if err := insertMessages(ctx, b, append(msgs, showMsgs...)); err != nil {
 			return err
 		}
-		return g.insertRecordings(ctx, b, msgs, nRecordings, now)
+		if len(recorded) > 0 && nRecordings > 0 {
+			nRecordings--
+		} else {
+			recorded = nil
+		}
+		if err := g.insertRecordings(ctx, b, msgs, nRecordings, now); err != nil {
+			return err
+		}
+		return sg.insertRecordings(ctx, b, recorded, len(recorded), now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed demo data: %w", err)
@@ -351,8 +366,9 @@ type slot struct {
 }
 
 // slots chooses the account and time of n messages, oldest first: a random day of the last
-// `days` and a local hour weighted by call volume.
-func (g *gen) slots(accts []*seedAccount, n, days int, now time.Time) []slot {
+// `days` and a local hour weighted by call volume, at latest `latest` (a time after it is
+// moved back a day).
+func (g *gen) slots(accts []*seedAccount, n, days int, latest time.Time) []slot {
 	out := make([]slot, n)
 	total := g.hourCum[len(g.hourCum)-1]
 	for i := range out {
@@ -365,12 +381,12 @@ func (g *gen) slots(accts []*seedAccount, n, days int, now time.Time) []slot {
 			}
 			u -= c.share
 		}
-		local := now.In(a.zone)
+		local := latest.In(a.zone)
 		midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, a.zone)
 		h, _ := slices.BinarySearch(g.hourCum, g.r.IntN(total)+1)
 		t := midnight.Add(-time.Duration(g.r.IntN(days)) * 24 * time.Hour).
 			Add(time.Duration(h)*time.Hour + time.Duration(g.r.Int64N(int64(time.Hour))))
-		if t.After(now) {
+		if t.After(latest) {
 			t = t.Add(-24 * time.Hour)
 		}
 		out[i] = slot{acct: a, at: t.UnixMilli(), seq: i}
@@ -444,7 +460,13 @@ func (g *gen) callerNumber(a *seedAccount) (e164, area, line string) {
 // message generates the message created at `at` (unix ms) on account a, with a status
 // consistent with its age at now.
 func (g *gen) message(a *seedAccount, at, now int64) *seedMessage {
-	m := &seedMessage{acct: a, MessageRow: store.MessageRow{UUID: UUID(g.r), Origin: g.origin(), CreatedAt: at, Answers: "{}"}}
+	uuid := UUID(g.r)
+	return g.messageOf(a, uuid, g.origin(), at, now)
+}
+
+// messageOf generates the message of the origin with the uuid, as message does.
+func (g *gen) messageOf(a *seedAccount, uuid, origin string, at, now int64) *seedMessage {
+	m := &seedMessage{acct: a, MessageRow: store.MessageRow{UUID: uuid, Origin: origin, CreatedAt: at, Answers: "{}"}}
 	call := m.Origin == answerdesk.OriginCall || m.Origin == answerdesk.OriginAICall
 	switch m.Origin {
 	case answerdesk.OriginCall:
@@ -777,4 +799,51 @@ func (rec *seedRecording) callRecording() *answerdesk.CallRecording {
 			WhoHungUp: &rec.whoHungUp, ConnectionSec: rec.conn, IVRSec: rec.ivr, WaitSec: rec.wait, TalkSec: rec.talk,
 			HoldSec: rec.hold, TransferSec: rec.transfer, WrapSec: rec.wrap, StartTime: at(rec.start),
 			AgentAnswerTime: ptr(at(rec.answer)), EndTime: ptr(at(rec.end)), HangUpTime: ptr(at(rec.end)), CallCreatedAt: at(rec.start)}}
+}
+
+// showcase is a message the documentation's examples name by id: one of the last messages
+// of the demo data.
+type showcase struct {
+	account   int           // index in demoAccountSpecs
+	origin    string        // its channel
+	age       time.Duration // how long before now it came in
+	recording bool          // whether its call has a recording (the demo's newest)
+}
+
+// showcases end the demo data, in this order: message 499, account 1002's (a message the
+// demo token cannot see), then message 500, account 1001's newest, a call with a recording.
+// The generated messages before them are ordered by their times, which depend on the time
+// of day the demo is seeded, and so does which id is whose; these come from a stream of
+// their own, at fixed ages, after every generated message (showcaseLead), so their ids,
+// uuids, accounts and contents are the same whenever the demo is seeded.
+var showcases = []showcase{
+	{account: 1, origin: answerdesk.OriginSMS, age: 40 * time.Minute},
+	{account: 0, origin: answerdesk.OriginCall, age: 20 * time.Minute, recording: true},
+}
+
+// showcaseLead is how much older than now every generated message is: older than the
+// showcases and their calls (a call lasts at most some 13 minutes), so that the showcases
+// are the newest messages and the showcase recording the newest recording.
+const showcaseLead = time.Hour
+
+// newShowcaseGen returns the generator of the showcases. Its identifiers start above any
+// the generated messages reach (each of at most 500 messages advances a call id by at most
+// 40, a chat id by 9, a CDR id by 60 and a unique call id by 900).
+func newShowcaseGen() *gen {
+	g := newGen(rand.New(rand.NewPCG(seedHi, seedLo^seedShow)))
+	g.callID, g.chatID, g.cdrID, g.uniqID = 700_090_000, 59_000, 5_190_000, 89_000_000
+	return g
+}
+
+// showcaseMessages generates the showcases of the accounts at their ages before now, and
+// returns them with the ones whose calls get a recording.
+func (g *gen) showcaseMessages(accts []*seedAccount, shows []showcase, now time.Time) (msgs, recorded []*seedMessage) {
+	for _, s := range shows {
+		m := g.messageOf(accts[s.account], UUID(g.r), s.origin, now.Add(-s.age).UnixMilli(), now.UnixMilli())
+		msgs = append(msgs, m)
+		if s.recording {
+			recorded = append(recorded, m)
+		}
+	}
+	return msgs, recorded
 }

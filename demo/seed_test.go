@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -487,4 +488,82 @@ func TestSeedMessagesEmptyDB(t *testing.T) {
 			t.Errorf("%d messages, want 500 without did_id", n)
 		}
 	})
+}
+
+// TestSeedShowcasesWhateverTheTime checks that the messages the documentation names by id
+// are the same whatever the time of day the demo is seeded: message 500, account 1001's
+// newest, a call with the newest recording (200), and message 499, account 1002's.
+func TestSeedShowcasesWhateverTheTime(t *testing.T) {
+	type shown struct {
+		id                               int64
+		account, uuid, origin, content   string
+		status, answers                  string
+		ageMS                            int64
+		nonMessage                       *string
+		recordingID, recordingConnection *int64
+	}
+	read := func(t *testing.T, db *store.DB, now time.Time) []shown {
+		t.Helper()
+		rows, err := db.SQL().Query(`SELECT m.id, a.number, m.uuid, m.origin, m.content, m.status, m.answers, m.created_at,
+			m.non_message_type, r.id, r.connection_sec
+			FROM messages m JOIN accounts a ON a.id = m.account_id LEFT JOIN call_recordings r ON r.call_id = m.call_id
+			WHERE m.id >= 499 ORDER BY m.id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []shown
+		for rows.Next() {
+			var s shown
+			var created int64
+			if err := rows.Scan(&s.id, &s.account, &s.uuid, &s.origin, &s.content, &s.status, &s.answers, &created,
+				&s.nonMessage, &s.recordingID, &s.recordingConnection); err != nil {
+				t.Fatal(err)
+			}
+			s.ageMS = now.UnixMilli() - created
+			out = append(out, s)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	day := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	var first []shown
+	for _, at := range []time.Duration{
+		4*time.Hour + 30*time.Minute, // before midnight in New York and Chicago
+		5*time.Hour + 30*time.Minute, // after midnight in New York, before it in Chicago
+		15*time.Hour + 9*time.Minute,
+		23*time.Hour + 59*time.Minute,
+	} {
+		now := day.Add(at)
+		t.Run(now.Format("15:04"), func(t *testing.T) {
+			db := testapp.OpenStore(t, testdb.SQLite, "a.db")
+			if _, err := Seed(context.Background(), db, Options{Now: now}); err != nil {
+				t.Fatal(err)
+			}
+			got := read(t, db, now)
+			if len(got) != 2 {
+				t.Fatalf("%d messages from id 499 on, want 2", len(got))
+			}
+			if s := got[0]; s.id != 499 || s.account != "1002" {
+				t.Errorf("message 499 is account %s's, want 1002's", s.account)
+			}
+			if s := got[1]; s.account != "1001" || s.origin != answerdesk.OriginCall || s.nonMessage != nil ||
+				s.recordingID == nil || *s.recordingID != 200 {
+				t.Errorf("message 500 = %+v, want account 1001's call with recording 200", s)
+			}
+			if n := count(t, db, `SELECT count(*) FROM messages WHERE created_at > (SELECT created_at FROM messages WHERE id = 499)`); n != 1 {
+				t.Errorf("%d messages newer than message 499, want 1 (message 500)", n)
+			}
+			if n := count(t, db, `SELECT count(*) FROM call_recordings WHERE started_at > (SELECT started_at FROM call_recordings WHERE id = 200)`); n != 0 {
+				t.Errorf("%d recordings newer than recording 200", n)
+			}
+			if first == nil {
+				first = got
+			} else if !reflect.DeepEqual(got, first) {
+				t.Errorf("showcases seeded at %s differ from the first:\n%+v\n%+v", now.Format("15:04"), got, first)
+			}
+		})
+	}
 }
