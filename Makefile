@@ -38,16 +38,18 @@ test: test-go test-zapier ## every test: Go (race detector) and the Zapier app
 # the store's tests run on SQLite and PostgreSQL in one pass, and the suites built on
 # internal/testapp run a second time on PostgreSQL (PG_SUITES).
 PG_SUITES ?= ./rest/ ./mcp/ ./dispatch/ ./oauth/
-# Three packages run without the race detector: the bad-input corpus (internal/badinput,
+# Four packages run without the race detector: the bad-input corpus (internal/badinput,
 # about 5,000 requests; under -race it took 4 minutes on a quiet machine and passed its
 # 9-minute timeout on a busy one), the answerer's evaluation (search: 84 s under -race, 11 s
-# without) and the demo generator (demo: 156 s against 32 s). Their work is single-threaded
-# or, like the index build and the handlers the corpus drives, raced by the rest, mcp and
-# store packages' tests. The corpus runs on both engines.
-NORACE    := internal/badinput search demo
+# without), the demo generator (demo: 156 s against 32 s) and the documentation examples
+# (internal/examples, a demo server seeded and started per page: 102 s against 5 s on 2
+# cores). Their work is single-threaded or, like the index build and the handlers the
+# corpus and the examples drive, raced by the rest, mcp and store packages' tests. The
+# corpus runs on both engines.
+NORACE    := internal/badinput search demo internal/examples
 CORPUS    := ./internal/badinput/
 PG_URL     = $$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')
-test-go: chromium-optional deploy-tools-optional postgres-optional ## the Go tests, with the race detector but for three packages (on SQLite and PostgreSQL)
+test-go: chromium-optional axe-optional deploy-tools-optional postgres-optional ## the Go tests, with the race detector but for four packages (on SQLite and PostgreSQL)
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" \
 		$(GO) test -race -count=1 -timeout 9m $$($(GO) list ./... | grep -v -E '/($(subst $(space),|,$(NORACE)))$$')
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" $(GO) test -count=1 -timeout 5m $(addprefix ./,$(addsuffix /,$(NORACE)))
@@ -131,6 +133,25 @@ deploy-tools: ## unpack Debian's nginx and caddy under bin/tools for the deploy/
 
 deploy-tools-optional:
 	@$(MAKE) --no-print-directory deploy-tools || echo "!!! WARNING: no nginx or caddy: the validation of deploy/ will be SKIPPED (it fails when CI=true)."
+
+# axe-core, the accessibility checker the site's browser test injects into each page: the
+# npm package at a pinned version, checked against its hash and unpacked under bin/tools
+# (npm is needed to fetch it, nothing is installed). Without it that check skips (or fails
+# when CI=true).
+AXE_VERSION := 4.11.0
+AXE_SHA256  := 39bed7d72308f6d620789c169d699bfd7e8da80f65b545821a6b2215c3e83107
+AXE_JS      := $(TOOLS)/axe-core/axe.min.js
+.PHONY: axe axe-optional
+axe: ## fetch axe-core (npm) under bin/tools for the site's accessibility check
+	@test -f $(AXE_JS) || { \
+		set -e; mkdir -p $(TOOLS)/axe-core; cd $(TOOLS)/axe-core; \
+		npm pack --silent axe-core@$(AXE_VERSION) >/dev/null; \
+		echo "$(AXE_SHA256)  axe-core-$(AXE_VERSION).tgz" | sha256sum -c --quiet; \
+		tar xzf axe-core-$(AXE_VERSION).tgz --strip-components=1 package/axe.min.js; }
+	@test -f $(AXE_JS) || { echo "axe: $(AXE_JS) is still missing"; exit 1; }
+
+axe-optional:
+	@$(MAKE) --no-print-directory axe || echo "!!! WARNING: no axe-core: the accessibility check of the site will be SKIPPED (it fails when CI=true)."
 
 # PostgreSQL for the tests: the server at ANSWERDESK_TEST_POSTGRES (default PG_DEFAULT, the
 # local one) when it answers; otherwise Debian's postgresql, installed with apt when missing

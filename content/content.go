@@ -19,6 +19,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/answerdesk/answerdesk"
@@ -73,19 +74,31 @@ var sections = map[string]struct{ section, typ string }{
 
 // Page is one page of the site or documentation.
 type Page struct {
-	Path     string // URL path, e.g. /services/live-answering or /pricing
-	Slug     string
-	Section  string // services, industries, locations, blog, docs, or "" for top-level pages
-	Type     string
-	Title    string
-	Summary  string
-	Author   string
-	Updated  time.Time
-	Order    int
+	Path    string // URL path, e.g. /services/live-answering or /pricing
+	Slug    string
+	Section string // services, industries, locations, blog, docs, or "" for top-level pages
+	Type    string
+	Title   string
+	Summary string
+	Author  string
+	Updated time.Time
+	Order   int
+	// Group is the sidebar group of a docs page ("Customer API"); docs pages must have one.
+	Group    string
 	Markdown string // the body, without front matter
 	HTML     string // the body rendered
+	// Headings are the body's second- and third-level headings with their anchors, in page
+	// order: the page's table of contents.
+	Headings []Heading
 
 	meta map[string]any
+}
+
+// Heading is a heading of a page's body.
+type Heading struct {
+	Level int // 2 or 3
+	ID    string
+	Text  string
 }
 
 // MarkdownPath is the URL of the page's Markdown.
@@ -124,13 +137,23 @@ type SocialProfile struct {
 
 // Company is the company profile.
 type Company struct {
-	Name           string          `yaml:"name"`
-	Description    string          `yaml:"description"`
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// Tagline is the home page's headline and HowItWorks its steps from call to message.
+	Tagline        string          `yaml:"tagline"`
+	HowItWorks     []Step          `yaml:"how_it_works"`
 	Phone          string          `yaml:"phone"`
 	Email          string          `yaml:"email"`
 	MailingAddress Address         `yaml:"mailing_address"`
 	ServiceArea    []string        `yaml:"service_area"`
 	SocialProfiles []SocialProfile `yaml:"social_profiles"`
+}
+
+// Step is a step of how the service works, with the page that tells more.
+type Step struct {
+	Title string `yaml:"title"`
+	Text  string `yaml:"text"`
+	Link  string `yaml:"link"`
 }
 
 // Site is all the content.
@@ -166,13 +189,14 @@ func Load(fsys fs.FS) (*Site, error) {
 			errs = append(errs, err)
 			return nil
 		}
-		var html bytes.Buffer
-		pctx := parser.NewContext(parser.WithIDs(newHeadingIDs()))
-		if err := md.Convert([]byte(p.Markdown), &html, parser.WithContext(pctx)); err != nil {
+		if p.Type == TypeDocs && p.Group == "" {
+			errs = append(errs, fmt.Errorf("%s: a docs page needs a group (its sidebar heading)", name))
+			return nil
+		}
+		if err := render(md, p); err != nil {
 			errs = append(errs, fmt.Errorf("%s: render: %w", name, err))
 			return nil
 		}
-		p.HTML = html.String()
 		if name == "company.md" {
 			if err := decodeMeta(p.meta, &s.Company); err != nil {
 				errs = append(errs, fmt.Errorf("company.md: %w", err))
@@ -221,6 +245,53 @@ func Load(fsys fs.FS) (*Site, error) {
 	return s, nil
 }
 
+// render sets the page's HTML and headings from its Markdown.
+func render(md goldmark.Markdown, p *Page) error {
+	src := []byte(p.Markdown)
+	pctx := parser.NewContext(parser.WithIDs(newHeadingIDs()))
+	doc := md.Parser().Parse(text.NewReader(src), parser.WithContext(pctx))
+	var html bytes.Buffer
+	if err := md.Renderer().Render(&html, src, doc); err != nil {
+		return err
+	}
+	// Code blocks and tables scroll sideways when they are wider than the page; a keyboard
+	// can scroll only what it can focus.
+	p.HTML = strings.NewReplacer("<pre>", `<pre tabindex="0">`, "<table>", `<table tabindex="0">`).Replace(html.String())
+	return ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		if h.Level == 2 || h.Level == 3 {
+			id, _ := h.AttributeString("id")
+			idb, _ := id.([]byte)
+			p.Headings = append(p.Headings, Heading{Level: h.Level, ID: string(idb), Text: plainText(h, src)})
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// plainText is the text of a node's inline children, without markup.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
+
 // parsePage splits front matter from the body and checks the common fields.
 func parsePage(name string, raw []byte) (*Page, error) {
 	text := strings.ReplaceAll(string(raw), "\r\n", "\n")
@@ -243,6 +314,7 @@ func parsePage(name string, raw []byte) (*Page, error) {
 		Updated string `yaml:"updated"`
 		Author  string `yaml:"author"`
 		Order   int    `yaml:"order"`
+		Group   string `yaml:"group"`
 	}
 	if err := decodeMeta(meta, &fm); err != nil {
 		return nil, fmt.Errorf("%s: front matter: %w", name, err)
@@ -257,7 +329,7 @@ func parsePage(name string, raw []byte) (*Page, error) {
 			body = ""
 		}
 	}
-	p := &Page{Title: fm.Title, Summary: fm.Summary, Type: fm.Type, Author: fm.Author, Order: fm.Order,
+	p := &Page{Title: fm.Title, Summary: fm.Summary, Type: fm.Type, Author: fm.Author, Order: fm.Order, Group: fm.Group,
 		Markdown: body, meta: meta}
 	dir, file := path.Split(name)
 	p.Slug = strings.TrimSuffix(file, ".md")

@@ -76,3 +76,64 @@ func (d *Document) Markdown() string {
 	}
 	return b.String()
 }
+
+// DocGroup is a group of the documentation's sidebar.
+type DocGroup struct {
+	Title string
+	Pages []*Page
+}
+
+// DocGroups are the documentation pages in their sidebar groups: groups in the order of
+// their first page, pages in site order.
+func (s *Site) DocGroups() []DocGroup {
+	var out []DocGroup
+	at := map[string]int{}
+	for _, p := range s.Pages {
+		if p.Type != TypeDocs || p.Section != "docs" {
+			continue
+		}
+		i, ok := at[p.Group]
+		if !ok {
+			i = len(out)
+			at[p.Group] = i
+			out = append(out, DocGroup{Title: p.Group})
+		}
+		out[i].Pages = append(out[i].Pages, p)
+	}
+	return out
+}
+
+// DocNeighbours are the documentation pages before and after p in sidebar order (nil at
+// either end, and both nil when p is not a docs page).
+func (s *Site) DocNeighbours(p *Page) (prev, next *Page) {
+	var order []*Page
+	for _, g := range s.DocGroups() {
+		order = append(order, g.Pages...)
+	}
+	for i, q := range order {
+		if q != p {
+			continue
+		}
+		if i > 0 {
+			prev = order[i-1]
+		}
+		if i+1 < len(order) {
+			next = order[i+1]
+		}
+	}
+	return prev, next
+}
+
+// FromPrice is the lowest price of the service's plans for a billing cycle, and false when
+// it has none.
+func (s *Service) FromPrice(cycle string) (float64, bool) {
+	plans := s.Plans[cycle]
+	if len(plans) == 0 {
+		return 0, false
+	}
+	low := plans[0].Price
+	for _, p := range plans[1:] {
+		low = min(low, p.Price)
+	}
+	return low, true
+}

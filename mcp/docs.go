@@ -2,16 +2,13 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
 	"github.com/answerdesk/answerdesk/content"
-	"github.com/answerdesk/answerdesk/mcp/llm"
 	"github.com/answerdesk/answerdesk/search"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,9 +32,9 @@ func NewDocsServer(cfg Config) *server.MCPServer {
 	}
 	s := newServer("answerdesk-docs", "answerdesk documentation", cfg, docsInstructions,
 		append(publicBudget(cfg), server.WithResourceCapabilities(false, false))...)
-	d := &docs{cfg: cfg, base: cfg.base()}
-	if cfg.LLMURL != "" {
-		d.llm = &llm.Client{URL: cfg.LLMURL, Model: cfg.LLMModel, Key: cfg.LLMKey, HTTP: cfg.HTTPClient}
+	d := &docs{cfg: cfg, base: cfg.base(), asker: cfg.Asker}
+	if d.asker == nil {
+		d.asker = &search.Asker{Index: cfg.Index, BaseURL: d.base, Logger: cfg.logger()}
 	}
 	s.AddTools(
 		d.searchDocumentation(),
@@ -49,9 +46,9 @@ func NewDocsServer(cfg Config) *server.MCPServer {
 }
 
 type docs struct {
-	cfg  Config
-	base string
-	llm  *llm.Client
+	cfg   Config
+	base  string
+	asker *search.Asker
 }
 
 // docPages are the documentation pages, in site order.
@@ -81,15 +78,7 @@ type section struct {
 }
 
 func (d *docs) cite(p search.Passage) section {
-	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: headingOr(p.Heading)}
-}
-
-// headingOr is a section's heading as shown: Introduction for the text before the first.
-func headingOr(h string) string {
-	if h == "" {
-		return "Introduction"
-	}
-	return h
+	return section{Title: p.PageTitle, URL: d.base + p.URL, Section: search.HeadingOr(p.Heading)}
 }
 
 // --- searchDocumentation ---
@@ -161,7 +150,7 @@ func (d *docs) search(ctx context.Context, req mcpgo.CallToolRequest) (docSearch
 	}
 	out := docSearch{Query: q, Results: []passage{}}
 	for _, p := range ps {
-		r := passage{Title: p.PageTitle, Section: headingOr(p.Heading), URL: d.base + p.URL, Score: round(p.Score), Snippet: p.Snippet}
+		r := passage{Title: p.PageTitle, Section: search.HeadingOr(p.Heading), URL: d.base + p.URL, Score: round(p.Score), Snippet: p.Snippet}
 		if r.Snippet == "" {
 			r.Snippet = truncate(p.Text, 320)
 		}
@@ -270,8 +259,6 @@ type answer struct {
 	Sources  []section `json:"sources" jsonschema:"The documentation sections the answer is taken from, each with the page title, the section's URL (#anchor) and heading."`
 }
 
-const notCovered = "The answerdesk documentation does not cover this question."
-
 func (d *docs) askQuestion() server.ServerTool {
 	opts := append(readOnly("Ask the documentation"),
 		mcpgo.WithString("question", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxQuestionLen),
@@ -297,10 +284,6 @@ func (d *docs) askQuestion() server.ServerTool {
 	})
 }
 
-// askPassages is how many of the retrieved passages a language model composes an answer
-// from (the extractive answer weighs all of them).
-const askPassages = 8
-
 func (d *docs) ask(ctx context.Context, req mcpgo.CallToolRequest) (answer, error) {
 	a, err := readArgs(req, "question")
 	if err != nil {
@@ -313,90 +296,19 @@ func (d *docs) ask(ctx context.Context, req mcpgo.CallToolRequest) (answer, erro
 	if text == "" {
 		return answer{}, invalidArg("question", "is required", "Pass a question, e.g. {\"question\": \"How long is call recording audio kept?\"}.")
 	}
-	ix, err := d.index()
+	if _, err := d.index(); err != nil {
+		return answer{}, err
+	}
+	r, err := d.asker.Ask(ctx, text)
 	if err != nil {
 		return answer{}, err
 	}
-	ans, err := ix.Answer(ctx, text)
-	if err != nil {
-		return answer{}, err
-	}
-	if d.llm != nil && len(ans.Passages) > 0 {
-		out, err := d.askLLM(ctx, text, ans.Passages[:min(askPassages, len(ans.Passages))])
-		if err == nil {
-			return out, nil
-		}
-		d.cfg.logger().WarnContext(ctx, "askQuestion: the LLM endpoint failed; answering extractively", "err", err)
-	}
-	return d.extractive(ans), nil
-}
-
-// extractive is askQuestion's result from the index's extractive answer: the quotes with
-// their sections, or "not covered" with the nearest sections.
-func (d *docs) extractive(ans search.Answer) answer {
-	out := answer{Question: ans.Question, Answered: ans.Answered, Method: "extractive", Sources: []section{}}
-	if !ans.Answered {
-		out.Answer = notCovered
-		if len(ans.Nearest) > 0 {
-			out.Answer += " The nearest sections are listed in sources; they may help."
-		}
-		for _, p := range ans.Nearest {
-			out.Sources = append(out.Sources, d.cite(p))
-		}
-		return out
-	}
-	out.Answer = ans.Text()
-	for _, p := range ans.Sources {
+	out := answer{Question: r.Question, Answered: r.Answered, Answer: r.Text, Method: r.Method, Sources: []section{}}
+	for _, p := range r.Sources {
 		out.Sources = append(out.Sources, d.cite(p))
 	}
-	return out
-}
-
-const llmSystem = `You answer questions about answerdesk using only the numbered documentation passages in the user's message.
-Answer in 1 to 4 sentences. Keep numbers, limits, durations, error codes, HTTP statuses, header, parameter and field names exactly as the passages write them (use backticks for names).
-Cite the passages you used as [1], [2], ... after the sentences they support.
-If the passages do not answer the question, reply exactly: NOT_COVERED`
-
-var citation = regexp.MustCompile(`\s*\[(\d{1,2})\]`)
-
-// askLLM composes an answer with the LLM endpoint from the retrieved passages only.
-func (d *docs) askLLM(ctx context.Context, text string, ps []search.Passage) (answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Question: %s\n\nPassages:\n", text)
-	for i, p := range ps {
-		fmt.Fprintf(&b, "\n[%d] %s — %s (%s%s)\n%s\n", i+1, p.PageTitle, headingOr(p.Heading), d.base, p.URL, truncate(p.Text, 3000))
-	}
-	reply, err := d.llm.Complete(ctx, []llm.Message{{Role: "system", Content: llmSystem}, {Role: "user", Content: b.String()}})
-	if err != nil {
-		return answer{}, err
-	}
-	out := answer{Question: text, Method: "llm", Sources: []section{}}
-	if strings.HasPrefix(strings.TrimSpace(reply), "NOT_COVERED") {
-		out.Answer = notCovered
-		return out, nil
-	}
-	out.Answered = true
-	seen := map[int]bool{}
-	for _, m := range citation.FindAllStringSubmatch(reply, -1) {
-		n, _ := strconv.Atoi(m[1])
-		if n < 1 || n > len(ps) || seen[n] {
-			continue
-		}
-		seen[n] = true
-		out.Sources = append(out.Sources, d.citePassage(ps[n-1]))
-	}
-	if len(out.Sources) == 0 {
-		// The model must cite the passages it used; an answer citing none cannot be
-		// checked against the docs, so the extractive answer is given instead.
-		return answer{}, errors.New("the model's answer cites no passage")
-	}
-	out.Answer = strings.TrimSpace(citation.ReplaceAllString(reply, ""))
 	return out, nil
 }
-
-func (d *docs) citePassage(p search.Passage) section { return d.cite(p) }
 
 // --- resources ---
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
+	"github.com/answerdesk/answerdesk/search/llm"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -270,7 +272,8 @@ func TestAskQuestionLLM(t *testing.T) {
 	llmSrv := httptest.NewServer(fake)
 	t.Cleanup(llmSrv.Close)
 	s := serve(t, "docs", func(c *Config) {
-		c.LLMURL, c.LLMModel, c.LLMKey, c.HTTPClient = llmSrv.URL+"/v1", "test-model", "sk-test", llmSrv.Client()
+		c.Asker = &search.Asker{Index: c.Index, BaseURL: c.BaseURL,
+			LLM: &llm.Client{URL: llmSrv.URL + "/v1", Model: "test-model", Key: "sk-test", HTTP: llmSrv.Client()}}
 	})
 	c := s.connect(t, false)
 	base := s.cfg.BaseURL
@@ -290,7 +293,7 @@ func TestAskQuestionLLM(t *testing.T) {
 			t.Fatalf("request %+v, auth %q", req, auth)
 		}
 		user := req.Messages[1].Content
-		ps, _ := s.cfg.Index.Passages(context.Background(), question, askPassages)
+		ps, _ := s.cfg.Index.Passages(context.Background(), question, 8)
 		if !strings.HasPrefix(user, "Question: "+question) || !strings.Contains(user, "[1] "+ps[0].PageTitle) ||
 			strings.Count(user, "\n[") != len(ps) {
 			t.Errorf("prompt:\n%s", user)

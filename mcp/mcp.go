@@ -38,11 +38,9 @@ type Config struct {
 	// example the name a reverse proxy forwards under. Optional.
 	AllowedHosts []string
 
-	// LLMURL, when set, makes askQuestion compose its answer with an OpenAI-compatible chat
-	// endpoint (LLMURL + "/chat/completions", or LLMURL itself when it already ends so) from
-	// the same retrieved passages; otherwise askQuestion is extractive.
-	LLMURL, LLMModel, LLMKey string
-	HTTPClient               *http.Client // for the LLM endpoint; nil: a client with a 60 s timeout
+	// Asker answers askQuestion (the one the site's "Ask the docs" box asks too); nil: an
+	// extractive answerer over Index.
+	Asker *search.Asker
 
 	// SessionKey signs the session IDs, binding each to the caller it was created for (a
 	// replica with the same key accepts it; nil: a random key of this process).

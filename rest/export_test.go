@@ -6,3 +6,6 @@ var OAValidate = oaValidate
 
 // OAValidateRequest is oaValidateRequest, for the tests of package rest_test.
 var OAValidateRequest = oaValidateRequest
+
+// SitePageCSP is sitePageCSP, for the tests of package rest_test.
+const SitePageCSP = sitePageCSP

@@ -26,8 +26,8 @@ func init() {
 }
 
 const searchBodyText = `{{if .Missed}}<p>There is no page at <code>{{.Missed}}</code>. Search the site and the documentation:</p>{{end}}
-<form class="search" action="/search" method="get" role="search">
-<input type="search" name="q" value="{{.Query}}" placeholder="Search pages and docs" aria-label="Search" autofocus>
+<form class="search page-search" action="/search" method="get" role="search" aria-label="Search this site">
+<input type="search" name="q" value="{{.Query}}" placeholder="Search pages and docs" aria-label="Search pages and docs">
 <button type="submit">Search</button>
 </form>
 {{if .Results}}<ul class="pages">{{range .Results}}<li><a href="{{.URL}}">{{.Title}}</a>{{with .Highlight}}<br><span class="meta">{{html_ .}}</span>{{else}}{{with .Summary}} — {{.}}{{end}}{{end}}</li>{{end}}</ul>
@@ -98,7 +98,7 @@ func (s *Server) renderSearchPage(w http.ResponseWriter, r *http.Request, status
 		s.Error(w, r, fmt.Errorf("render search page: %w", err))
 		return
 	}
-	view := pageView{SiteName: s.Site.Company.Name, Body: template.HTML(body.String()), //nolint:gosec // rendered above by html/template
-		Document: &content.Document{Path: r.URL.Path, Title: title}}
+	view := pageView{Body: template.HTML(body.String()), //nolint:gosec // rendered above by html/template
+		Document: &content.Document{Path: r.URL.Path, Title: title}, Query: data.Query}
 	s.writeSitePage(w, r, status, "no-store", view)
 }

@@ -20,7 +20,7 @@ func TestSiteNotFoundIsAPage(t *testing.T) {
 		status             int
 		contentType, has   string
 	}{
-		{"browser_on_missing_page_gets_html_with_search", "/services/nope", browser, 404, "text/html", `<form class="search" action="/search"`},
+		{"browser_on_missing_page_gets_html_with_search", "/services/nope", browser, 404, "text/html", `<form class="search page-search" action="/search"`},
 		{"browser_on_unrouted_site_path", "/no/such/deep/path", browser, 404, "text/html", "There is no page at <code>/no/such/deep/path</code>"},
 		{"suggests_pages_matching_the_path", "/services/live-answerin", browser, 404, "text/html", `href="/services/live-answering"`},
 		{"program_keeps_json", "/services/nope", "application/json", 404, "application/json", "rest_no_route"},

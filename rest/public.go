@@ -293,20 +293,30 @@ func (a *publicAPI) rateHeaders(next http.Handler) http.Handler {
 // spend takes n requests of the client's allowance and writes the rate-limit headers; when
 // the client is over the limit it answers 429 and returns false.
 func (a *publicAPI) spend(w http.ResponseWriter, r *http.Request, n int) bool {
-	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
-		return true
-	}
-	d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), n, a.s.Now())
+	d, err := a.take(w, r, n)
 	if err != nil {
-		a.s.Error(w, r, fmt.Errorf("rate limiter: %w", err))
+		a.s.Error(w, r, err)
 		return false
 	}
-	a.writeRateHeaders(w, d)
 	if !d.Allowed {
 		a.tooMany(w, d)
 		return false
 	}
 	return true
+}
+
+// take takes n requests of the client's allowance and writes the rate-limit headers; with
+// no limit configured every request is allowed.
+func (a *publicAPI) take(w http.ResponseWriter, r *http.Request, n int) (answerdesk.RateDecision, error) {
+	if a.s.Public.Limiter == nil || a.s.Public.Limit <= 0 {
+		return answerdesk.RateDecision{Allowed: true}, nil
+	}
+	d, err := a.s.Public.Limiter.Take(r.Context(), answerdesk.RateKey(a.bucket, a.s.ClientKey(r)), n, a.s.Now())
+	if err != nil {
+		return d, fmt.Errorf("rate limiter: %w", err)
+	}
+	a.writeRateHeaders(w, d)
+	return d, nil
 }
 
 func (a *publicAPI) writeRateHeaders(w http.ResponseWriter, d answerdesk.RateDecision) {

@@ -53,6 +53,8 @@ type Server struct {
 	Sandbox *content.Site
 	// Search and SandboxSearch index Site and Sandbox for /search; nil serves no search.
 	Search, SandboxSearch *search.Index
+	// Asker answers the docs pages' "Ask the docs" box (/ask); nil serves no answers.
+	Asker *search.Asker
 	// Jobs keeps asynchronous batches; OnBatchJob wakes their runner.
 	Jobs       answerdesk.BatchJobStore
 	OnBatchJob func()

@@ -2,11 +2,13 @@ package rest
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/xml"
 	"fmt"
 	"html/template"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/answerdesk/answerdesk/content"
@@ -20,23 +22,66 @@ var templateFS embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(templateFS, "templates/page.html"))
 
-// siteRoutes serves the content pages as HTML and Markdown, llms.txt and the sitemap.
+// siteRoutes serves the content pages as HTML and Markdown, their stylesheet and script,
+// the search and ask pages, llms.txt and the sitemap.
 func (s *Server) siteRoutes(r chi.Router) {
 	r.Get("/", s.sitePage)
 	r.Get("/llms.txt", s.llmsTxt)
 	r.Get("/llms-full.txt", s.llmsFullTxt)
 	r.Get("/sitemap.xml", s.sitemap)
 	r.Get("/search", s.searchPage)
+	r.Get("/ask", s.askPage)
+	r.Get("/assets/{name}", s.asset)
 	r.Get("/{slug}", s.sitePage)
 	r.Get("/{section}/{slug}", s.sitePage)
 }
 
+// pageView is what the page template shows: a Document, and the parts of the layout that
+// depend on it (the home page's sections, the docs sidebar and table of contents).
 type pageView struct {
 	SiteName    string
 	Body        template.HTML
 	MarkdownURL string
 	*content.Document
+	Assets assetURLs
+	Nav    []navLink
+	Query  string    // the search box's text
+	Home   *homeView // the home page
+	Docs   *docsView // a docs page, the docs index, or the ask page
 }
+
+type navLink struct {
+	Title, Path string
+	Current     bool
+}
+
+// siteNav are the header's links.
+var siteNav = []navLink{{"Services", "/services", false}, {"Pricing", "/pricing", false}, {"Industries", "/industries", false},
+	{"Integrations", "/integrations", false}, {"Blog", "/blog", false}, {"Docs", "/docs", false}}
+
+type docsView struct {
+	Groups     []content.DocGroup
+	Prev, Next *content.Page
+	Headings   []content.Heading
+	Answer     *askView // the ask page's answer
+}
+
+type homeView struct {
+	Tagline        string
+	Company        content.Company
+	Services       []homeService
+	Reach          []homeLink
+	ReachSummary   string
+	Industries     []homeLink
+	PricingSummary string
+}
+
+type homeService struct {
+	*content.Page
+	From string // "$49", or "" without plans
+}
+
+type homeLink struct{ Text, URL string }
 
 // wantsMarkdown reports whether the request asks for Markdown: a .md URL, or an Accept
 // header that prefers text/markdown to text/html.
@@ -58,16 +103,69 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, doc.Markdown())
 		return
 	}
-	view := pageView{SiteName: s.Site.Company.Name, MarkdownURL: doc.MarkdownPath, Document: doc}
+	view := pageView{MarkdownURL: doc.MarkdownPath, Document: doc}
 	if doc.Page != nil {
 		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
+	}
+	switch {
+	case doc.Path == "/":
+		view.Home = s.homeView()
+	case doc.Path == "/docs" || doc.Section == "docs":
+		view.Docs = &docsView{Groups: s.Site.DocGroups()}
+		if doc.Page != nil {
+			view.Docs.Prev, view.Docs.Next = s.Site.DocNeighbours(doc.Page)
+			view.Docs.Headings = doc.Page.Headings
+		}
 	}
 	s.writeSitePage(w, r, http.StatusOK, "public, max-age=300", view)
 }
 
+// homeView is the home page's sections, from the company profile and the pages.
+func (s *Server) homeView() *homeView {
+	site := s.Site
+	h := &homeView{Tagline: cmp.Or(site.Company.Tagline, site.Company.Name), Company: site.Company}
+	for _, svc := range site.Services {
+		hs := homeService{Page: svc.Page}
+		if p, ok := svc.FromPrice("monthly"); ok {
+			hs.From = "$" + strconv.FormatFloat(p, 'f', -1, 64)
+		}
+		h.Services = append(h.Services, hs)
+	}
+	if p, ok := site.Page("/integrations"); ok {
+		h.ReachSummary = p.Summary
+		for _, hd := range p.Headings {
+			if hd.Level == 2 {
+				h.Reach = append(h.Reach, homeLink{Text: hd.Text, URL: p.Path + "#" + hd.ID})
+			}
+		}
+	}
+	if p, ok := site.Page("/pricing"); ok {
+		h.PricingSummary = p.Summary
+	}
+	for _, p := range site.Pages {
+		if p.Section == "industries" {
+			// "Answering Service for Law Firms" is the page's title; the list says who.
+			h.Industries = append(h.Industries, homeLink{Text: strings.TrimPrefix(p.Title, "Answering Service for "), URL: p.Path})
+		}
+	}
+	return h
+}
+
+// sitePageCSP is the Content-Security-Policy of the site's pages: their stylesheet, script
+// and requests are the site's own, and nothing else runs.
+const sitePageCSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
+	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 // writeSitePage renders view in the site's page template and writes it with status and
 // Cache-Control cache; a template that fails is an internal error, written instead.
 func (s *Server) writeSitePage(w http.ResponseWriter, r *http.Request, status int, cache string, view pageView) {
+	view.SiteName = s.Site.Company.Name
+	view.Assets = siteAssets.urls
+	view.Nav = make([]navLink, len(siteNav))
+	for i, l := range siteNav {
+		l.Current = r.URL.Path == l.Path || strings.HasPrefix(r.URL.Path, l.Path+"/") || (l.Path == "/docs" && r.URL.Path == "/ask")
+		view.Nav[i] = l
+	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, view); err != nil {
 		s.Error(w, r, fmt.Errorf("render %s: %w", r.URL.Path, err))
@@ -75,6 +173,7 @@ func (s *Server) writeSitePage(w http.ResponseWriter, r *http.Request, status in
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", cache)
+	w.Header().Set("Content-Security-Policy", sitePageCSP)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -2,10 +2,12 @@ package rest_test
 
 import (
 	"encoding/xml"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,12 +81,25 @@ func TestSitePages(t *testing.T) {
 			}
 		})
 	}
-	t.Run("no_external_assets", func(t *testing.T) {
-		_, body := get(t, ts.URL+"/services/live-answering")
-		for _, bad := range []string{"<script", `rel="stylesheet"`, `src="http`, "@import"} {
+	t.Run("only_its_own_assets", func(t *testing.T) {
+		resp, body := get(t, ts.URL+"/services/live-answering")
+		for _, bad := range []string{"<script>", `src="http`, `href="http`, "@import", "<style", " style="} {
 			if strings.Contains(body, bad) {
-				t.Errorf("page loads an outside asset or script: %s", bad)
+				t.Errorf("page has inline code or an outside asset: %s", bad)
 			}
+		}
+		assets := regexp.MustCompile(`(?:<script src|<link rel="stylesheet" href)="([^"]+)"`).FindAllStringSubmatch(body, -1)
+		if len(assets) != 2 {
+			t.Fatalf("assets %v, want the site's stylesheet and script", assets)
+		}
+		for _, m := range assets {
+			a, b := get(t, ts.URL+html.UnescapeString(m[1]))
+			if a.StatusCode != 200 || len(b) < 1000 || !strings.Contains(a.Header.Get("Cache-Control"), "immutable") {
+				t.Errorf("%s: %d %q, %d bytes", m[1], a.StatusCode, a.Header.Get("Cache-Control"), len(b))
+			}
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("Content-Security-Policy %q", csp)
 		}
 	})
 }

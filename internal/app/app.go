@@ -30,6 +30,7 @@ import (
 	"github.com/answerdesk/answerdesk/ratelimit"
 	"github.com/answerdesk/answerdesk/rest"
 	"github.com/answerdesk/answerdesk/search"
+	"github.com/answerdesk/answerdesk/search/llm"
 	"github.com/answerdesk/answerdesk/store"
 	"github.com/go-chi/chi/v5"
 )
@@ -384,8 +385,13 @@ func (m *Main) openPublic(cfg Config) error {
 	// sharing it (and this one after a restart) accepts them.
 	sessionKey := hmac.New(sha256.New, cfg.Key)
 	sessionKey.Write([]byte("answerdesk mcp session ids"))
+	// One answerer for askQuestion and the docs pages' "Ask the docs" box.
+	asker := &search.Asker{Index: m.Index, BaseURL: cfg.BaseURL, Logger: cfg.Logger}
+	if cfg.LLMURL != "" {
+		asker.LLM = &llm.Client{URL: cfg.LLMURL, Model: cfg.LLMModel, Key: cfg.LLMKey}
+	}
 	mcfg := mcp.Config{Site: m.Site, Index: m.Index, BaseURL: cfg.BaseURL, Logger: cfg.Logger, Version: cfg.Version,
-		SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter, LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMKey: cfg.LLMKey}
+		SessionKey: sessionKey.Sum(nil), Limiter: public.Limiter, Asker: asker}
 	acfg := mcfg
 	acfg.Authenticate = m.Rest.RequireBearer("/mcp/account")
 	// The map is complete before the REST server builds its router from it.
@@ -398,6 +404,7 @@ func (m *Main) openPublic(cfg Config) error {
 	m.Rest.MCP = m.MCP
 	m.Rest.Site, m.Rest.Sandbox = m.Site, m.Sandbox
 	m.Rest.Search, m.Rest.SandboxSearch = m.Index, m.SandboxIndex
+	m.Rest.Asker = asker
 	m.Rest.Public = public
 	m.Rest.Jobs = m.Jobs
 	m.Rest.OnBatchJob = m.Batches.Wake

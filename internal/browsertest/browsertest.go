@@ -114,3 +114,60 @@ func FitCheck(t testing.TB, ctx context.Context, name string) {
 		}
 	}
 }
+
+// axePath is where "make axe" puts axe-core, relative to the module's root.
+const axePath = "bin/tools/axe-core/axe.min.js"
+
+// axeScript reads axe-core, or skips the test loudly when it is missing (fails when CI=true).
+func axeScript(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	b, err := os.ReadFile(filepath.Join(dir, axePath))
+	if err != nil {
+		why := axePath + " not found; run `make axe`"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the accessibility check cannot run: %s. CI=true, and CI must run it.", why)
+		}
+		t.Skipf("\n%s\n*** SKIPPING the accessibility check of %s: %s.\n%[1]s", strings.Repeat("*", 100), t.Name(), why)
+	}
+	return string(b)
+}
+
+// AxeViolation is a rule of axe-core the page breaks, with the elements that break it.
+type AxeViolation struct {
+	ID, Impact, Help string
+	Targets          []string
+}
+
+// Axe runs axe-core (WCAG 2.1 A and AA rules and best practices) on the page in the
+// browser and fails the test on every serious or critical violation; minor and moderate
+// ones are logged.
+func Axe(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	script := axeScript(t)
+	Do(t, ctx, "inject axe-core", chromedp.Evaluate[chromedp.Void](script))
+	found := Run(t, ctx, "run axe-core", chromedp.Evaluate[[]AxeViolation](`axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})
+		.then(r => r.violations.map(v => ({ID: v.id, Impact: v.impact || '', Help: v.help, Targets: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))`,
+		chromedp.EvalAwaitPromise))
+	for _, v := range found {
+		msg := fmt.Sprintf("%s: axe %s (%s): %s: %v", name, v.ID, v.Impact, v.Help, v.Targets)
+		if v.Impact == "serious" || v.Impact == "critical" {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+}

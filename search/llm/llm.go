@@ -1,5 +1,5 @@
 // Package llm is a minimal client of an OpenAI-compatible chat completions endpoint
-// (POST {base}/chat/completions), the one outside service the docs MCP server may call to
+// (POST {base}/chat/completions), the one outside service the documentation answerer may call to
 // compose answers from retrieved documentation passages.
 package llm
 
