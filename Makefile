@@ -49,7 +49,7 @@ PG_SUITES ?= ./rest/ ./mcp/ ./dispatch/ ./oauth/
 NORACE    := internal/badinput search demo internal/examples
 CORPUS    := ./internal/badinput/
 PG_URL     = $$(cat $(PG_URL_FILE) 2>/dev/null || echo '$(PG_DEFAULT)')
-test-go: chromium-optional deploy-tools-optional postgres-optional ## the Go tests, with the race detector but for four packages (on SQLite and PostgreSQL)
+test-go: chromium-optional axe-optional deploy-tools-optional postgres-optional ## the Go tests, with the race detector but for four packages (on SQLite and PostgreSQL)
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" \
 		$(GO) test -race -count=1 -timeout 9m $$($(GO) list ./... | grep -v -E '/($(subst $(space),|,$(NORACE)))$$')
 	ANSWERDESK_TEST_POSTGRES="$(PG_URL)" $(GO) test -count=1 -timeout 5m $(addprefix ./,$(addsuffix /,$(NORACE)))
@@ -133,6 +133,25 @@ deploy-tools: ## unpack Debian's nginx and caddy under bin/tools for the deploy/
 
 deploy-tools-optional:
 	@$(MAKE) --no-print-directory deploy-tools || echo "!!! WARNING: no nginx or caddy: the validation of deploy/ will be SKIPPED (it fails when CI=true)."
+
+# axe-core, the accessibility checker the site's browser test injects into each page: the
+# npm package at a pinned version, checked against its hash and unpacked under bin/tools
+# (npm is needed to fetch it, nothing is installed). Without it that check skips (or fails
+# when CI=true).
+AXE_VERSION := 4.11.0
+AXE_SHA256  := 39bed7d72308f6d620789c169d699bfd7e8da80f65b545821a6b2215c3e83107
+AXE_JS      := $(TOOLS)/axe-core/axe.min.js
+.PHONY: axe axe-optional
+axe: ## fetch axe-core (npm) under bin/tools for the site's accessibility check
+	@test -f $(AXE_JS) || { \
+		set -e; mkdir -p $(TOOLS)/axe-core; cd $(TOOLS)/axe-core; \
+		npm pack --silent axe-core@$(AXE_VERSION) >/dev/null; \
+		echo "$(AXE_SHA256)  axe-core-$(AXE_VERSION).tgz" | sha256sum -c --quiet; \
+		tar xzf axe-core-$(AXE_VERSION).tgz --strip-components=1 package/axe.min.js; }
+	@test -f $(AXE_JS) || { echo "axe: $(AXE_JS) is still missing"; exit 1; }
+
+axe-optional:
+	@$(MAKE) --no-print-directory axe || echo "!!! WARNING: no axe-core: the accessibility check of the site will be SKIPPED (it fails when CI=true)."
 
 # PostgreSQL for the tests: the server at ANSWERDESK_TEST_POSTGRES (default PG_DEFAULT, the
 # local one) when it answers; otherwise Debian's postgresql, installed with apt when missing
