@@ -38,6 +38,7 @@ func TestSiteInBrowser(t *testing.T) {
 			siteDocsPage(t, ctx, base, width)
 			siteSearch(t, ctx, base, width)
 			siteAsk(t, ctx, base, width)
+			siteOtherPages(t, ctx, base, width)
 		})
 	}
 }
@@ -254,5 +255,18 @@ func siteAsk(t *testing.T, ctx context.Context, base string, width int64) {
 		chromedp.WaitVisible(chromedp.CSS(`#ask-answer .declined`)))
 	if text := browsertest.Run(t, ctx, "read the decline", chromedp.Text(chromedp.CSS("#ask-answer"))); !strings.Contains(text, "The docs do not cover this.") {
 		t.Errorf("declined: %q", text)
+	}
+}
+
+// siteOtherPages checks the other kinds of page fit the screen and pass axe-core: the
+// section indexes, a service, a blog post, the docs index, and the pages the forms lead to
+// without the script (search results, an answer, a page not found).
+func siteOtherPages(t *testing.T, ctx context.Context, base string, width int64) {
+	for _, path := range []string{"/services", "/services/live-answering", "/pricing", "/blog/how-on-call-escalation-schedules-work",
+		"/industries/law-firms", "/company", "/docs", "/docs/errors", "/search?q=on-call+escalation", "/ask?q=What+is+the+default+page_size%3F",
+		"/no/such/page"} {
+		browsertest.Do(t, ctx, "open "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main h1, main form")))
+		fits(t, ctx, path, width)
+		browsertest.Axe(t, ctx, path)
 	}
 }
