@@ -145,6 +145,39 @@ func TestParsePage(t *testing.T) {
 	}
 }
 
+// TestVerify checks that an answer unlike its example's text fails the example.
+func TestVerify(t *testing.T) {
+	body := []byte(`{"data": [{"id": 501, "status": "delivered", "attempts": [{"http_status": 204}]}], "meta": {"total": 1}}`)
+	header := http.Header{"Location": {"/api/v1/batch/jobs/job_1"}}
+	for _, c := range []struct {
+		name   string
+		spec   string // the expectation, as after "KEY: "
+		status int    // the answer's
+		fails  int    // how many problems
+	}{
+		{"a success by default", "", 200, 0},
+		{"an error where a success is expected", "", 404, 1},
+		{"the status named", "404", 404, 0},
+		{"another status than named", "404", 200, 1},
+		{"facts", "data.0.status=delivered data.0.attempts.0.http_status=204 data.#=1 meta.total=1", 200, 0},
+		{"a wrong fact", "data.0.status=failed", 200, 1},
+		{"a missing property", "data.0.uuid=x data.3.id=1", 200, 2},
+		{"a header", "header.Location~/batch/jobs/ header.Location=/api/v1/batch/jobs/job_1", 202, 0},
+		{"a missing header", "header.ETag~W/", 200, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := &command{}
+			if err := cmd.parseChecks(c.spec); err != nil {
+				t.Fatal(err)
+			}
+			problems := cmd.verify(exchange{status: c.status, header: header, body: body})
+			if len(problems) != c.fails {
+				t.Errorf("problems %q, want %d", problems, c.fails)
+			}
+		})
+	}
+}
+
 // block is a shell block of a page.
 type block struct {
 	line     int    // of its opening fence
