@@ -18,7 +18,9 @@
 //
 // A check is a status, PATH=VALUE (a property of the JSON body: data.0.id, meta.total,
 // data.# for a length; VALUE may be quoted), PATH~TEXT (the value contains TEXT), or
-// header.NAME=VALUE or header.NAME~TEXT. "skip, REASON" leaves the command out, and
+// header.NAME=VALUE or header.NAME~TEXT; admin.PATH=VALUE checks what the same GET answers
+// the demo's admin token, who sees every account (admin.data.account_id=2: the message the
+// demo token may not see is account 1002's). "skip, REASON" leaves the command out, and
 // <!-- expect: skip, REASON --> the whole block: examples that cannot run against the
 // demo (other hosts, production setup, make and other commands than curl) must say why.
 package examples

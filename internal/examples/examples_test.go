@@ -164,13 +164,18 @@ func TestVerify(t *testing.T) {
 		{"a missing property", "data.0.uuid=x data.3.id=1", 200, 2},
 		{"a header", "header.Location~/batch/jobs/ header.Location=/api/v1/batch/jobs/job_1", 202, 0},
 		{"a missing header", "header.ETag~W/", 200, 1},
+		{"whose it is", "404 admin.data.account_id=2", 404, 0},
+		{"whose it is not", "404 admin.data.account_id=1", 404, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := &command{}
 			if err := cmd.parseChecks(c.spec); err != nil {
 				t.Fatal(err)
 			}
-			problems := cmd.verify(exchange{status: c.status, header: header, body: body})
+			asAdmin := func(e exchange) (exchange, error) {
+				return exchange{status: 200, body: []byte(`{"data": {"id": 499, "account_id": 2}}`)}, nil
+			}
+			problems := cmd.verify(exchange{status: c.status, header: header, body: body}, asAdmin)
 			if len(problems) != c.fails {
 				t.Errorf("problems %q, want %d", problems, c.fails)
 			}
@@ -458,7 +463,7 @@ func runPage(t *testing.T, name string, blocks []*block) (ran int) {
 				continue
 			}
 			for _, e := range es {
-				if problems := c.verify(e); len(problems) > 0 {
+				if problems := c.verify(e, srv.asAdmin); len(problems) > 0 {
 					t.Errorf("%s:%d: %s\n  %s %s answered %d: %s\n  %s", name, c.start, firstLine(c.text),
 						e.method, e.url, e.status, strings.Join(problems, "; "), clip(e.body))
 				}
@@ -469,8 +474,9 @@ func runPage(t *testing.T, name string, blocks []*block) (ran int) {
 	return ran
 }
 
-// verify returns what in the exchange differs from the command's expectation.
-func (c *command) verify(e exchange) []string {
+// verify returns what in the exchange differs from the command's expectation. asAdmin makes
+// the same request with the admin token, for the checks of what an admin sees (admin.PATH).
+func (c *command) verify(e exchange, asAdmin func(exchange) (exchange, error)) []string {
 	var problems []string
 	switch {
 	case c.status == 0 && (e.status < 200 || e.status > 299):
@@ -478,18 +484,31 @@ func (c *command) verify(e exchange) []string {
 	case c.status != 0 && e.status != c.status:
 		problems = append(problems, fmt.Sprintf("want %d", c.status))
 	}
-	var body any
-	bodyErr := json.Unmarshal(e.body, &body)
+	var admin *exchange
 	for _, ch := range c.checks {
+		on, path := e, ch.path
+		if rest, ok := strings.CutPrefix(path, "admin."); ok {
+			if admin == nil {
+				a, err := asAdmin(e)
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%s: %v", ch, err))
+					continue
+				}
+				admin = &a
+			}
+			on, path = *admin, rest
+		}
 		var got string
 		var found bool
-		if name, ok := strings.CutPrefix(ch.path, "header."); ok {
-			got, found = e.header.Get(name), e.header.Get(name) != ""
-		} else if bodyErr != nil {
-			problems = append(problems, fmt.Sprintf("%s: the body is not JSON (%v)", ch, bodyErr))
-			continue
+		if name, ok := strings.CutPrefix(path, "header."); ok {
+			got, found = on.header.Get(name), on.header.Get(name) != ""
 		} else {
-			got, found = lookup(body, ch.path)
+			var body any
+			if err := json.Unmarshal(on.body, &body); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: the body is not JSON (%v)", ch, err))
+				continue
+			}
+			got, found = lookup(body, path)
 		}
 		switch {
 		case !found:
@@ -612,6 +631,30 @@ func startDemo(t *testing.T, withContent bool) *demoServer {
 	go func() { _ = server.Serve(ln) }()
 	t.Cleanup(func() { _ = server.Close() })
 	return &demoServer{addr: self.String(), creds: creds, rec: rec}
+}
+
+// asAdmin makes the exchange's GET again with the demo's admin token, who sees every
+// account: what an admin sees says whose a resource the demo token cannot see is.
+func (s *demoServer) asAdmin(e exchange) (exchange, error) {
+	if e.method != http.MethodGet {
+		return exchange{}, fmt.Errorf("admin checks are for GET requests, not %s", e.method)
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://"+s.addr+e.url, nil)
+	if err != nil {
+		return exchange{}, fmt.Errorf("ask as the admin: %w", err)
+	}
+	req.Host = docsOrigin
+	req.Header.Set("Authorization", "Bearer "+s.creds.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return exchange{}, fmt.Errorf("ask as the admin: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return exchange{}, fmt.Errorf("ask as the admin: %w", err)
+	}
+	return exchange{method: e.method, url: e.url, status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
 // exchange is a request an example made and the answer it got.
