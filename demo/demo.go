@@ -1,4 +1,4 @@
-// Package demo makes the demo data (the README's demo data) and the generated messages of load tests:
+// Package demo makes the demo data (the demo data Getting started describes) and the generated messages of load tests:
 // the names, places, reasons for calling and texts it picks from, the random identifiers and
 // audio it makes, and the generator that turns them into rows. It holds no SQL: it writes
 // through store's bulk API and, for the To Dos and the on-call contact, through the

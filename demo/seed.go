@@ -15,7 +15,7 @@ import (
 	"github.com/answerdesk/answerdesk/store"
 )
 
-// Password is the password of every demo user (the README's demo data; demo data only).
+// Password is the password of every demo user (the demo data that Getting started describes; demo data only).
 const Password = "demo-password"
 
 // The fixed seed of the demo data: the same seed gives the same data.
@@ -26,7 +26,7 @@ const (
 	seedShow   = 0x73686f7763617365 // stream of the showcase messages, apart from the generated ones
 )
 
-// Demo data sizes and retention, the README's demo data.
+// Demo data sizes and retention, as Getting started ("What the demo data contains") describes them.
 const (
 	demoMessages      = 500
 	demoRecordings    = 200
@@ -35,7 +35,7 @@ const (
 	seedBatchSize     = 10000
 )
 
-// Options tunes the demo data; zero values give the README's demo data exactly.
+// Options tunes the demo data; zero values give the demo data Getting started describes.
 type Options struct {
 	Now        time.Time // anchor of "the last 60 days"; zero means db.Now()
 	Messages   int       // default 500; negative means none
@@ -113,7 +113,7 @@ func demoCredentials() *Credentials {
 	return &Credentials{Token: Token(r), AdminToken: Token(r), Password: Password}
 }
 
-// Seed loads the demo data of the README's demo data unless account 1001 already exists (then it adds
+// Seed loads the demo data Getting started describes unless account 1001 already exists (then it adds
 // only what the services write, each part once, and returns the Credentials). Deterministic: same seed, same data (ids, contents; times are
 // relative to opts.Now).
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/answerdesk/answerdesk/store"
 )
 
-// demoToDos are the demo To Dos (the README's demo data: 20), created through ToDoService so they
+// demoToDos are the demo To Dos (the demo data of Getting started: 20), created through ToDoService so they
 // obey the same rules as any API client's. The "immediately" ones are delivered (to the
 // outbox, by default) as soon as the server starts, so last_delivery has something to show.
 var demoToDos = []struct{ owner, body string }{

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestFirstRealDeployment is the README's "Run it for real" through the binary: serve on an
+// TestFirstRealDeployment is "Run it for real" (/docs/deployment) through the binary: serve on an
 // empty database prints the next steps; the command line provisions an account with an SMS
 // number and a sending domain, a user and a token; a message, an SMS To Do and an email To
 // Do work and are delivered (to the outbox); then the admin API does the same for a second

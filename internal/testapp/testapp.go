@@ -164,7 +164,7 @@ func newOn(t testing.TB, engine string, site fs.FS) *App {
 	if a.Birch, err = db.CreateAccount(ctx, "1002", "Birch Dental", "America/Chicago"); err != nil {
 		t.Fatal(err)
 	}
-	// The numbers, domains and blacklist of the demo data (the README's demo data).
+	// The numbers, domains and blacklist of the demo data (the demo data Getting started describes).
 	for _, step := range []func() error{
 		func() error {
 			_, err := db.AddPhoneNumber(ctx, a.Acme.ID, "+15550101001", true, "asst_acme")
