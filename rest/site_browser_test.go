@@ -13,6 +13,7 @@ import (
 	"github.com/answerdesk/answerdesk/internal/browsertest"
 	"github.com/answerdesk/answerdesk/internal/testapp"
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -40,6 +41,43 @@ func TestSiteInBrowser(t *testing.T) {
 			siteAsk(t, ctx, base, width)
 			siteOtherPages(t, ctx, base, width)
 		})
+	}
+	t.Run("without_javascript", func(t *testing.T) { siteWithoutScript(t, base) })
+}
+
+// siteWithoutScript uses the search box and the ask box with JavaScript off: each form
+// submits to a page the server renders.
+func siteWithoutScript(t *testing.T, base string) {
+	ctx := browsertest.New(t)
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatalf("turn JavaScript off: %v", err)
+	}
+	browsertest.Do(t, ctx, "search without JavaScript",
+		chromedp.Navigate(base+"/docs/errors"),
+		chromedp.WaitVisible(chromedp.CSS("#site-q")),
+		chromedp.SendKeys(chromedp.CSS("#site-q"), "after hours"),
+		chromedp.Submit(chromedp.CSS("#site-q")),
+		chromedp.WaitVisible(chromedp.CSS("main ul.pages li a")))
+	got := browsertest.Run(t, ctx, "read the results page", chromedp.Evaluate[struct {
+		Path, Query string
+		Results     int
+	}](`({Path: location.pathname, Query: new URLSearchParams(location.search).get('q'),
+		Results: document.querySelectorAll('main ul.pages li a').length})`))
+	if got.Path != "/search" || got.Query != "after hours" || got.Results == 0 {
+		t.Errorf("search without JavaScript: %+v", got)
+	}
+	browsertest.Do(t, ctx, "ask without JavaScript",
+		chromedp.Navigate(base+"/docs/errors"),
+		chromedp.WaitVisible(chromedp.CSS("#ask-q")),
+		chromedp.SendKeys(chromedp.CSS("#ask-q"), "What is the default page_size for messages?"),
+		chromedp.Submit(chromedp.CSS("#ask-q")),
+		chromedp.WaitVisible(chromedp.CSS("#ask-answer ol.sources a")))
+	answer := browsertest.Run(t, ctx, "read the answer page", chromedp.Evaluate[struct {
+		Path, Answer, Question string
+	}](`({Path: location.pathname, Answer: document.querySelector('#ask-answer p').textContent,
+		Question: document.getElementById('ask-q').value})`))
+	if answer.Path != "/ask" || !strings.Contains(answer.Answer, "50") || answer.Question != "What is the default page_size for messages?" {
+		t.Errorf("ask without JavaScript: %+v", answer)
 	}
 }
 
