@@ -43,6 +43,28 @@ func TestSiteInBrowser(t *testing.T) {
 		})
 	}
 	t.Run("without_javascript", func(t *testing.T) { siteWithoutScript(t, base) })
+	t.Run("dark", func(t *testing.T) { siteDark(t, base) })
+}
+
+// siteDark checks the pages' dark colours (prefers-color-scheme: dark) with axe-core, whose
+// contrast rules are among the serious ones.
+func siteDark(t *testing.T, base string) {
+	ctx := browsertest.New(t)
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+	}); err != nil {
+		t.Fatalf("emulate dark mode: %v", err)
+	}
+	for _, path := range []string{"/", "/docs/pagination", "/ask?q=What+is+the+default+page_size%3F", "/search?q=escalation"} {
+		browsertest.Do(t, ctx, "open "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main h1, main form")))
+		if bg := browsertest.Run(t, ctx, "background", chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`)); bg != "rgb(18, 21, 28)" {
+			t.Fatalf("%s: background %s, not the dark one", path, bg)
+		}
+		browsertest.Axe(t, ctx, path+" (dark)")
+		if path == "/docs/pagination" {
+			shot(t, ctx, "docs-dark", 1280, false)
+		}
+	}
 }
 
 // siteWithoutScript uses the search box and the ask box with JavaScript off: each form
