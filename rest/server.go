@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/answerdesk/answerdesk"
@@ -95,6 +96,8 @@ type Server struct {
 	// version lookups are network round trips that must stop when the request does.
 	RemoteStore bool
 	pages       *pageCache
+	// renderedPages are the site's pages as rendered, by URL path (renderedPage).
+	renderedPages sync.Map
 }
 
 // Handler returns the router with every route and middleware.

@@ -3,7 +3,9 @@ package rest
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/xml"
 	"fmt"
 	"html/template"
@@ -107,6 +109,10 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 	if doc.Page != nil {
 		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
 	}
+	if page, ok := s.renderedPages.Load(r.URL.Path); ok {
+		s.writeRendered(w, r, page.(renderedPage))
+		return
+	}
 	switch {
 	case doc.Path == "/":
 		view.Home = s.homeView()
@@ -117,7 +123,37 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 			view.Docs.Headings = doc.Page.Headings
 		}
 	}
-	s.writeSitePage(w, r, http.StatusOK, "public, max-age=300", view)
+	body, err := s.renderSitePage(r, view)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	// The content is fixed for the life of the process, so a page is rendered once; the
+	// paths kept are those of documents, a bounded set.
+	sum := sha256.Sum256(body)
+	page := renderedPage{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+	s.renderedPages.Store(r.URL.Path, page)
+	s.writeRendered(w, r, page)
+}
+
+// renderedPage is a site page as rendered, with its ETag.
+type renderedPage struct {
+	body []byte
+	etag string
+}
+
+// writeRendered writes a rendered site page, or 304 when the client has it.
+func (s *Server) writeRendered(w http.ResponseWriter, r *http.Request, page renderedPage) {
+	h := w.Header()
+	h.Set("ETag", page.etag)
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("Content-Security-Policy", sitePageCSP)
+	if etagMatches(r.Header.Get("If-None-Match"), page.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(page.body)
 }
 
 // homeView is the home page's sections, from the company profile and the pages.
@@ -159,6 +195,20 @@ const sitePageCSP = "default-src 'self'; img-src 'self' data:; style-src 'self';
 // writeSitePage renders view in the site's page template and writes it with status and
 // Cache-Control cache; a template that fails is an internal error, written instead.
 func (s *Server) writeSitePage(w http.ResponseWriter, r *http.Request, status int, cache string, view pageView) {
+	body, err := s.renderSitePage(r, view)
+	if err != nil {
+		s.Error(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", cache)
+	w.Header().Set("Content-Security-Policy", sitePageCSP)
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// renderSitePage renders view in the site's page template.
+func (s *Server) renderSitePage(r *http.Request, view pageView) ([]byte, error) {
 	view.SiteName = s.Site.Company.Name
 	view.Assets = siteAssets.urls
 	view.Nav = make([]navLink, len(siteNav))
@@ -168,14 +218,9 @@ func (s *Server) writeSitePage(w http.ResponseWriter, r *http.Request, status in
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, view); err != nil {
-		s.Error(w, r, fmt.Errorf("render %s: %w", r.URL.Path, err))
-		return
+		return nil, fmt.Errorf("render %s: %w", r.URL.Path, err)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", cache)
-	w.Header().Set("Content-Security-Policy", sitePageCSP)
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	return buf.Bytes(), nil
 }
 
 // llmsTxt is the llmstxt.org index: an H1, a summary blockquote, and H2 sections of links

@@ -133,3 +133,30 @@ func TestLLMsTxtAndSitemap(t *testing.T) {
 		t.Fatalf("sitemap urls %+v", set.URLs)
 	}
 }
+
+// TestSitePageETag: a page is rendered once and carries an ETag; If-None-Match with it is
+// a 304 without a body, and the Markdown of the same path is still Markdown.
+func TestSitePageETag(t *testing.T) {
+	ts := siteServer(t)
+	first, body := get(t, ts.URL+"/docs/errors")
+	etag := first.Header.Get("ETag")
+	if first.StatusCode != 200 || etag == "" || !strings.Contains(body, "invalid_parameter") {
+		t.Fatalf("%d ETag %q", first.StatusCode, etag)
+	}
+	again, body2 := get(t, ts.URL+"/docs/errors")
+	if again.Header.Get("ETag") != etag || body2 != body || again.Header.Get("Content-Security-Policy") != first.Header.Get("Content-Security-Policy") {
+		t.Errorf("the second answer differs: ETag %q", again.Header.Get("ETag"))
+	}
+	cached, rest := get(t, ts.URL+"/docs/errors", "If-None-Match", etag)
+	if cached.StatusCode != http.StatusNotModified || rest != "" {
+		t.Errorf("If-None-Match: %d, %d bytes", cached.StatusCode, len(rest))
+	}
+	md, text := get(t, ts.URL+"/docs/errors", "Accept", "text/markdown")
+	if !strings.HasPrefix(md.Header.Get("Content-Type"), "text/markdown") || !strings.HasPrefix(text, "# Errors") {
+		t.Errorf("Markdown after the page was cached: %s %.40q", md.Header.Get("Content-Type"), text)
+	}
+	other, _ := get(t, ts.URL+"/pricing")
+	if other.Header.Get("ETag") == etag {
+		t.Error("two pages share an ETag")
+	}
+}
