@@ -2,7 +2,9 @@ package rest_test
 
 import (
 	"encoding/json"
+	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +100,23 @@ func TestAskPage(t *testing.T) {
 			t.Fatalf("page over the limit: %d Retry-After %q\n%s", status, retry, body)
 		}
 	})
+}
+
+// TestSearchPageMore: the search page without the script shows ten results at a time with
+// a link to the next ten, over the shipped content.
+func TestSearchPageMore(t *testing.T) {
+	app := testapp.NewPublic(t)
+	_, first := get(t, app.Server.URL+"/search?q=answering", "Accept", "text/html")
+	next := regexp.MustCompile(`<a href="(/search\?[^"]+)" rel="next">More results</a>`).FindStringSubmatch(first)
+	if next == nil {
+		t.Fatalf("no More results link:\n%s", first)
+	}
+	resp, second := get(t, app.Server.URL+html.UnescapeString(next[1]), "Accept", "text/html")
+	if resp.StatusCode != 200 || second == first || !strings.Contains(second, `<ul class="pages">`) {
+		t.Fatalf("%d: the next results are not another list", resp.StatusCode)
+	}
+	resp, stale := get(t, app.Server.URL+"/search?q=answering&cursor=bogus", "Accept", "text/html")
+	if resp.StatusCode != 200 || !strings.Contains(stale, `<ul class="pages">`) {
+		t.Errorf("a bad cursor: %d", resp.StatusCode)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/answerdesk/answerdesk/content"
@@ -31,6 +32,7 @@ const searchBodyText = `{{if .Missed}}<p>There is no page at <code>{{.Missed}}</
 <button type="submit">Search</button>
 </form>
 {{if .Results}}<ul class="pages">{{range .Results}}<li><a href="{{.URL}}">{{.Title}}</a>{{with .Highlight}}<br><span class="meta">{{html_ .}}</span>{{else}}{{with .Summary}} — {{.}}{{end}}{{end}}</li>{{end}}</ul>
+{{with .More}}<p><a href="{{.}}" rel="next">More results</a></p>{{end}}
 {{else if .Query}}<p>Nothing matches <strong>{{.Query}}</strong>.</p>{{end}}
 <p>Or start from <a href="/">the home page</a>, <a href="/services">our services</a> or <a href="/docs">the documentation</a>.</p>`
 
@@ -78,19 +80,37 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	s.renderSearchPage(w, r, http.StatusOK, "Search", "", strings.TrimSpace(r.URL.Query().Get("q")), true)
 }
 
+// searchPageSize is how many results the search page shows at a time.
+const searchPageSize = 10
+
 // renderSearchPage renders the search form and the results of query in the page template.
 // showQuery puts the query in the search box (the 404 page leaves it for the visitor).
 func (s *Server) renderSearchPage(w http.ResponseWriter, r *http.Request, status int, title, missed, query string, showQuery bool) {
 	data := struct {
 		Missed, Query string
 		Results       []search.Result
+		More          string // the URL of the next results, "" on the last
 	}{Missed: missed}
 	if showQuery {
 		data.Query = query
 	}
 	if s.Search != nil && query != "" {
-		if page, err := s.Search.Search(r.Context(), search.Query{Q: query, Limit: 8}); err == nil {
+		// The search page's results are the site search's (a bad or stale cursor starts
+		// again from the first results).
+		q := search.Query{Q: query, Limit: searchPageSize}
+		if showQuery {
+			q.Cursor = r.URL.Query().Get("cursor")
+		}
+		page, err := s.Search.Search(r.Context(), q)
+		if err != nil && q.Cursor != "" {
+			q.Cursor = ""
+			page, err = s.Search.Search(r.Context(), q)
+		}
+		if err == nil {
 			data.Results = page.Results
+			if showQuery && page.NextCursor != "" {
+				data.More = "/search?" + url.Values{"q": {query}, "cursor": {page.NextCursor}}.Encode()
+			}
 		}
 	}
 	var body bytes.Buffer
