@@ -225,15 +225,16 @@ func siteSearch(t *testing.T, ctx context.Context, base string, width int64) {
 		chromedp.Poll[chromedp.Void](`document.getElementById('search-results').dataset.query === 'escalat'`),
 		chromedp.WaitVisible(chromedp.CSS(`#search-results li[role=option]`)))
 	got := browsertest.Run(t, ctx, "read the results", chromedp.Evaluate[struct {
-		Count    int
-		First    string
-		Marked   bool
-		Expanded string
+		Count      int
+		First, All string
+		Marked     bool
+		Expanded   string
 	}](`({Count: document.querySelectorAll('#search-results li[role=option]').length,
 		First: document.querySelector('#search-results li[role=option]').dataset.href,
 		Marked: !!document.querySelector('#search-results mark'),
-		Expanded: document.getElementById('site-q').getAttribute('aria-expanded')})`))
-	if got.Count < 2 || !got.Marked || got.Expanded != "true" || !strings.HasPrefix(got.First, "/") {
+		Expanded: document.getElementById('site-q').getAttribute('aria-expanded'),
+		All: document.querySelector('#search-results li[role=option]:last-child').dataset.href})`))
+	if got.Count < 3 || !got.Marked || got.Expanded != "true" || !strings.HasPrefix(got.First, "/") || got.All != "/search?q=escalat" {
 		t.Fatalf("search results: %+v", got)
 	}
 	fits(t, ctx, "search", width)

@@ -105,6 +105,17 @@
         list.appendChild(li);
         items.push(li);
       });
+      // The last option opens the search page with every result.
+      var all = document.createElement("li");
+      all.id = "search-result-all";
+      all.className = "all";
+      all.setAttribute("role", "option");
+      all.setAttribute("aria-selected", "false");
+      all.dataset.href = "/search?q=" + encodeURIComponent(q);
+      all.textContent = "All results for “" + q + "”";
+      all.addEventListener("mousedown", function (e) { e.preventDefault(); location.href = all.dataset.href; });
+      list.appendChild(all);
+      items.push(all);
       list.hidden = false;
       input.setAttribute("aria-expanded", "true");
       live.textContent = results.length + (results.length === 1 ? " result" : " results") + "; arrow keys to choose, Enter to open.";
