@@ -27,7 +27,12 @@ func TestDocsNavigation(t *testing.T) {
 	if len(groups) != 5 || order[0].Path != "/docs/getting-started" {
 		t.Fatalf("%d groups, first page %s", len(groups), order[0].Path)
 	}
+	orders := map[int]string{}
 	for i, p := range order {
+		if other, dup := orders[p.Order]; dup {
+			t.Errorf("%s and %s share order %d: the sidebar would fall back to their titles", other, p.Path, p.Order)
+		}
+		orders[p.Order] = p.Path
 		prev, next := site.DocNeighbours(p)
 		if (i == 0) != (prev == nil) || (i == len(order)-1) != (next == nil) || (prev != nil && prev != order[i-1]) || (next != nil && next != order[i+1]) {
 			t.Errorf("%s: prev %v next %v", p.Path, prev, next)
