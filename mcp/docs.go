@@ -261,7 +261,7 @@ type answer struct {
 
 func (d *docs) askQuestion() server.ServerTool {
 	opts := append(readOnly("Ask the documentation"),
-		mcpgo.WithString("question", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(maxQuestionLen),
+		mcpgo.WithString("question", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(search.MaxQuestionLen),
 			mcpgo.Description("A question about answerdesk in plain language, e.g. \"How long is call recording audio kept?\" or \"Which header carries the webhook signature?\". One question per call works best. At most 1000 characters.")),
 		outputSchema[answer]())
 	tool := toolDef("askQuestion",
@@ -289,7 +289,7 @@ func (d *docs) ask(ctx context.Context, req mcpgo.CallToolRequest) (answer, erro
 	if err != nil {
 		return answer{}, err
 	}
-	text, err := a.str("question", maxQuestionLen)
+	text, err := a.str("question", search.MaxQuestionLen)
 	if err != nil {
 		return answer{}, err
 	}

@@ -90,7 +90,6 @@ const (
 	maxBodyBytes   = 1 << 20          // a JSON-RPC request body
 	maxDrainBytes  = 8 << 20          // a declared body over the limit that is read before the 413
 	sessionIdleTTL = 30 * time.Minute // per-session state is dropped after this long idle
-	maxQuestionLen = 1000             // askQuestion
 	maxLocatorLen  = 2048             // characters of read_page url, getPage path or url
 )
 

@@ -16,9 +16,6 @@ import (
 	"github.com/answerdesk/answerdesk/search"
 )
 
-// maxAskLen bounds a question, as askQuestion of the docs MCP server does.
-const maxAskLen = 1000
-
 // askReply is the JSON of GET /ask: askQuestion's result.
 type askReply struct {
 	Question string      `json:"question"`
@@ -62,9 +59,9 @@ func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
 	case q == "":
 		s.writeSitePage(w, r, http.StatusOK, "no-store", view)
 		return
-	case utf8.RuneCountInString(q) > maxAskLen || !utf8.ValidString(q):
+	case utf8.RuneCountInString(q) > search.MaxQuestionLen || !utf8.ValidString(q):
 		s.writeErrorObject(w, http.StatusBadRequest, codeInvalidParam,
-			fmt.Sprintf("invalid parameter q: at most %d characters of UTF-8", maxAskLen), "Ask one shorter question.", nil)
+			fmt.Sprintf("invalid parameter q: at most %d characters of UTF-8", search.MaxQuestionLen), "Ask one shorter question.", nil)
 		return
 	case s.Asker == nil || s.Asker.Index == nil:
 		s.Error(w, r, &answerdesk.Error{Code: answerdesk.EUNAVAILABLE, Message: "the documentation answerer is not available on this server",

@@ -16,6 +16,9 @@ import (
 // NotCovered is the answer to a question the documentation does not cover.
 const NotCovered = "The answerdesk documentation does not cover this question."
 
+// MaxQuestionLen bounds a question, in characters: askQuestion's argument and /ask's q.
+const MaxQuestionLen = 1000
+
 // askPassages is how many of the retrieved passages a language model composes an answer
 // from (the extractive answer weighs all of them).
 const askPassages = 8
