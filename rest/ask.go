@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/answerdesk/answerdesk"
@@ -78,7 +77,7 @@ func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
 			s.v1.tooMany(w, d)
 			return
 		}
-		retry := int((d.Reset + time.Second - 1) / time.Second)
+		retry := resetSeconds(d)
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		view.Docs.Answer = &askView{Question: q, Limited: strconv.Itoa(retry) + " seconds"}
 		s.writeSitePage(w, r, http.StatusTooManyRequests, "no-store", view)

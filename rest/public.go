@@ -319,8 +319,14 @@ func (a *publicAPI) take(w http.ResponseWriter, r *http.Request, n int) (answerd
 	return d, nil
 }
 
+// resetSeconds is the wait until the client's allowance starts afresh, in whole seconds
+// rounded up (RateLimit's t, X-RateLimit-Reset and Retry-After).
+func resetSeconds(d answerdesk.RateDecision) int {
+	return int((d.Reset + time.Second - 1) / time.Second)
+}
+
 func (a *publicAPI) writeRateHeaders(w http.ResponseWriter, d answerdesk.RateDecision) {
-	reset := int((d.Reset + time.Second - 1) / time.Second)
+	reset := resetSeconds(d)
 	h := w.Header()
 	h.Set("RateLimit-Policy", fmt.Sprintf(`"default";q=%d;w=60`, d.Limit))
 	h.Set("RateLimit", fmt.Sprintf(`"default";r=%d;t=%d`, d.Remaining, reset))
@@ -330,7 +336,7 @@ func (a *publicAPI) writeRateHeaders(w http.ResponseWriter, d answerdesk.RateDec
 }
 
 func (a *publicAPI) tooMany(w http.ResponseWriter, d answerdesk.RateDecision) {
-	retry := int((d.Reset + time.Second - 1) / time.Second)
+	retry := resetSeconds(d)
 	w.Header().Set("Retry-After", strconv.Itoa(retry))
 	a.s.writeErrorObject(w, http.StatusTooManyRequests, codeRateLimited,
 		fmt.Sprintf("over the limit of %d requests per minute", d.Limit), fmt.Sprintf("Wait %d seconds, then retry.", retry), nil)
