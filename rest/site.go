@@ -105,13 +105,13 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, doc.Markdown())
 		return
 	}
-	view := pageView{MarkdownURL: doc.MarkdownPath, Document: doc}
-	if doc.Page != nil {
-		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
-	}
 	if page, ok := s.renderedPages.Load(r.URL.Path); ok {
 		s.writeRendered(w, r, page.(renderedPage))
 		return
+	}
+	view := pageView{MarkdownURL: doc.MarkdownPath, Document: doc}
+	if doc.Page != nil {
+		view.Body = template.HTML(doc.Page.HTML) // rendered by goldmark from our own content
 	}
 	switch {
 	case doc.Path == "/":
