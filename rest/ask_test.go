@@ -76,7 +76,7 @@ func TestAskPage(t *testing.T) {
 	}
 	t.Run("empty_question_in_a_browser_is_the_ask_page", func(t *testing.T) {
 		status, _, body := ask("", browser)
-		if status != 200 || !strings.Contains(body, `id="ask-form"`) {
+		if status != 200 || !strings.Contains(body, `id="ask-form"`) || !strings.Contains(body, `maxlength="1000"`) {
 			t.Fatalf("%d\n%s", status, body)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/answerdesk/answerdesk/content"
+	"github.com/answerdesk/answerdesk/search"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/answerdesk/answerdesk"
@@ -67,6 +68,9 @@ type docsView struct {
 	Headings   []content.Heading
 	Answer     *askView // the ask page's answer
 }
+
+// MaxQuestion is the ask box's maxlength.
+func (docsView) MaxQuestion() int { return search.MaxQuestionLen }
 
 type homeView struct {
 	Tagline        string
