@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +64,7 @@ func siteDark(t *testing.T, base string) {
 		}
 		browsertest.Axe(t, ctx, path+" (dark)")
 		if path == "/docs/pagination" {
-			shot(t, ctx, "docs-dark", 1280, false)
+			browsertest.Screenshot(t, ctx, "site-docs-dark-1280", false)
 		}
 	}
 }
@@ -107,34 +105,6 @@ func siteWithoutScript(t *testing.T, base string) {
 	}
 }
 
-// shot saves a screenshot of the page (the whole page, or what the screen shows) as
-// site-name-width.png.
-func shot(t *testing.T, ctx context.Context, name string, width int64, whole bool) {
-	t.Helper()
-	dir := os.Getenv("ANSWERDESK_SCREENSHOTS")
-	if dir == "" {
-		return
-	}
-	a := chromedp.CaptureScreenshot()
-	if whole {
-		a = chromedp.FullScreenshot(100)
-	}
-	png := browsertest.Run(t, ctx, "screenshot", a)
-	path := filepath.Join(dir, fmt.Sprintf("site-%s-%d.png", name, width))
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
-}
-
-// fits fails when the page is wider than the viewport (it would scroll sideways).
-func fits(t *testing.T, ctx context.Context, name string, width int64) {
-	t.Helper()
-	if w := browsertest.Run(t, ctx, "measure width", chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)); w > width {
-		t.Errorf("%s at %dpx: the page is %dpx wide", name, width, w)
-	}
-}
-
 func siteHome(t *testing.T, ctx context.Context, base string, width int64) {
 	browsertest.Do(t, ctx, "open the home page",
 		chromedp.Navigate(base+"/"),
@@ -152,9 +122,9 @@ func siteHome(t *testing.T, ctx context.Context, base string, width int64) {
 		!strings.Contains(got.Contact, "hello@answerdesk.example") {
 		t.Errorf("home page: %+v", got)
 	}
-	fits(t, ctx, "home", width)
+	browsertest.Fits(t, ctx, "home", width)
 	browsertest.Axe(t, ctx, "home")
-	shot(t, ctx, "home", width, width > 600)
+	browsertest.Screenshot(t, ctx, fmt.Sprintf("site-home-%d", width), width > 600)
 }
 
 func siteDocsPage(t *testing.T, ctx context.Context, base string, width int64) {
@@ -182,9 +152,9 @@ func siteDocsPage(t *testing.T, ctx context.Context, base string, width int64) {
 	if phone := width < 600; got.MenuOpen == phone || got.TOCShown == phone {
 		t.Errorf("at %dpx: menu open %v, table of contents shown %v", width, got.MenuOpen, got.TOCShown)
 	}
-	fits(t, ctx, "docs page", width)
+	browsertest.Fits(t, ctx, "docs page", width)
 	browsertest.Axe(t, ctx, "docs page")
-	shot(t, ctx, "docs", width, false)
+	browsertest.Screenshot(t, ctx, fmt.Sprintf("site-docs-%d", width), false)
 
 	// A table of contents entry leads to its section.
 	if width >= 1280 {
@@ -237,9 +207,9 @@ func siteSearch(t *testing.T, ctx context.Context, base string, width int64) {
 	if got.Count < 3 || !got.Marked || got.Expanded != "true" || !strings.HasPrefix(got.First, "/") || got.All != "/search?q=escalat" {
 		t.Fatalf("search results: %+v", got)
 	}
-	fits(t, ctx, "search", width)
+	browsertest.Fits(t, ctx, "search", width)
 	browsertest.Axe(t, ctx, "search results")
-	shot(t, ctx, "search", width, false)
+	browsertest.Screenshot(t, ctx, fmt.Sprintf("site-search-%d", width), false)
 
 	// The keyboard chooses: down twice, up once is the first result; Enter opens it.
 	browsertest.Do(t, ctx, "choose a result with the keyboard",
@@ -302,9 +272,9 @@ func siteAsk(t *testing.T, ctx context.Context, base string, width int64) {
 	if !strings.Contains(got.Answer, "31 days") || got.Path != "/docs/getting-started" || !strings.HasPrefix(got.Source, "/docs/") {
 		t.Fatalf("answer: %+v", got)
 	}
-	fits(t, ctx, "ask", width)
+	browsertest.Fits(t, ctx, "ask", width)
 	browsertest.Axe(t, ctx, "answered question")
-	shot(t, ctx, "ask", width, false)
+	browsertest.Screenshot(t, ctx, fmt.Sprintf("site-ask-%d", width), false)
 	browsertest.Do(t, ctx, "follow the source", chromedp.Click(chromedp.CSS(`#ask-answer ol.sources a`)))
 	loc := leave(t, ctx, base+"/docs/getting-started")
 	if loc.Path+fragment(loc) != got.Source {
@@ -331,7 +301,7 @@ func siteOtherPages(t *testing.T, ctx context.Context, base string, width int64)
 		"/industries/law-firms", "/company", "/docs", "/docs/errors", "/search?q=on-call+escalation", "/ask?q=What+is+the+default+page_size%3F",
 		"/no/such/page"} {
 		browsertest.Do(t, ctx, "open "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(chromedp.CSS("main h1, main form")))
-		fits(t, ctx, path, width)
+		browsertest.Fits(t, ctx, path, width)
 		browsertest.Axe(t, ctx, path)
 	}
 }

@@ -92,26 +92,45 @@ func FitCheck(t testing.TB, ctx context.Context, name string) {
 		}
 		Do(t, ctx, "set the viewport", chromedp.EmulateViewport(width, 844, opts...))
 		if mobile {
-			png := Run(t, ctx, "screenshot", chromedp.FullScreenshot(100))
-			dir := os.Getenv("ANSWERDESK_SCREENSHOTS") // keep them, e.g. to look at a change
-			if dir == "" {
-				dir = t.TempDir()
-			}
-			path := filepath.Join(dir, fmt.Sprintf("%s-%d.png", name, width))
-			if err := os.WriteFile(path, png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("screenshot: %s", path)
+			Screenshot(t, ctx, fmt.Sprintf("%s-%d", name, width), true)
 		}
-		// Compared with the viewport's width, not window.innerWidth: on a mobile viewport
-		// Chromium zooms out to fit content that is too wide, and innerWidth grows with it.
-		scroll := Run(t, ctx, "measure width", chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))
-		if scroll > width {
-			wide := Run(t, ctx, "find wide elements", chromedp.Evaluate[[]string](fmt.Sprintf(`Array.from(document.querySelectorAll('body *'))
-				.filter(e => e.getBoundingClientRect().right > %d)
-				.map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '') + ' (right edge ' + Math.round(e.getBoundingClientRect().right) + 'px)')`, width)))
-			t.Errorf("%s at %dpx: the page is %dpx wide, so it scrolls sideways; too wide: %v", name, width, scroll, wide)
-		}
+		Fits(t, ctx, name, width)
+	}
+}
+
+// Screenshot saves a screenshot of the page (the whole page, or what the screen shows) as
+// name.png in $ANSWERDESK_SCREENSHOTS (kept, e.g. to look at a change), else in a
+// directory removed with the test.
+func Screenshot(t testing.TB, ctx context.Context, name string, whole bool) {
+	t.Helper()
+	a := chromedp.CaptureScreenshot()
+	if whole {
+		a = chromedp.FullScreenshot(100)
+	}
+	png := Run(t, ctx, "screenshot", a)
+	dir := os.Getenv("ANSWERDESK_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// Fits fails when the page is wider than the viewport's width, so that it would scroll
+// sideways, naming the elements that reach past it.
+func Fits(t testing.TB, ctx context.Context, name string, width int64) {
+	t.Helper()
+	// Compared with the viewport's width, not window.innerWidth: on a mobile viewport
+	// Chromium zooms out to fit content that is too wide, and innerWidth grows with it.
+	scroll := Run(t, ctx, "measure width", chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))
+	if scroll > width {
+		wide := Run(t, ctx, "find wide elements", chromedp.Evaluate[[]string](fmt.Sprintf(`Array.from(document.querySelectorAll('body *'))
+			.filter(e => e.getBoundingClientRect().right > %d)
+			.map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + e.className : '') + ' (right edge ' + Math.round(e.getBoundingClientRect().right) + 'px)')`, width)))
+		t.Errorf("%s at %dpx: the page is %dpx wide, so it scrolls sideways; too wide: %v", name, width, scroll, wide)
 	}
 }
 
